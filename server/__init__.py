@@ -1,0 +1,1 @@
+"""The imperative shell: WebSocket server, Redis store, fan-out, and the ``hauntd`` command line."""

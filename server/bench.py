@@ -1,0 +1,57 @@
+"""``hauntd bench``: benchmarks that print one JSON object of figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+
+from engine.registry import games, get_game
+from engine.rng import seed_from_int
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
+    eng = kinds.add_parser(
+        "engine",
+        help="play random legal games in one process and report games and actions per second",
+        description="Play N random legal games (legal-action generation included) in this process.",
+    )
+    eng.add_argument("--game", default="mansion", choices=sorted(games()), help="rule set (default: mansion)")
+    eng.add_argument("--seats", type=int, default=4, help="seats per game (default: 4)")
+    eng.add_argument("--games", type=int, default=300, help="number of games (default: 300)")
+    eng.add_argument("--seed", type=int, default=1, help="first game seed; game i uses seed+i (default: 1)")
+    eng.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.kind == "engine":
+        print(json.dumps(bench_engine(args.game, args.seats, args.games, args.seed)))
+        return 0
+    print(f"unknown benchmark {args.kind}", file=sys.stderr)
+    return 2
+
+
+def bench_engine(game_name: str, seats: int, n_games: int, first_seed: int) -> dict[str, object]:
+    """Random playouts timed end to end: setup, prompts, legal actions, apply."""
+    from engine.playout import random_playout
+
+    game = get_game(game_name)
+    chooser = random.Random(first_seed)
+    actions = 0
+    started = time.perf_counter()
+    for i in range(n_games):
+        _, log = random_playout(game, seats, seed_from_int(first_seed + i), chooser)
+        actions += len(log)
+    elapsed = time.perf_counter() - started
+    return {
+        "game": game_name,
+        "seats": seats,
+        "games": n_games,
+        "seconds": round(elapsed, 4),
+        "games_per_s": round(n_games / elapsed, 1),
+        "actions_per_s": round(actions / elapsed, 1),
+        "mean_actions_per_game": round(actions / n_games, 1),
+    }

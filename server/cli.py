@@ -1,0 +1,36 @@
+"""The ``hauntd`` command line.  Each subcommand lives in its own module, imported only when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, bot strength)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hauntd",
+        description="hauntd: a real-time WebSocket game server for hidden-information tabletop games.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module_name, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        module = importlib.import_module(module_name)
+        module.add_arguments(command)
+        command.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args._module.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
