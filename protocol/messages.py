@@ -1,0 +1,271 @@
+"""Every message on the wire: one tagged union per direction, JSON text frames, tag field ``type``.
+
+Client → server messages may carry ``ref`` (any short string); the server echoes it on the direct reply or
+error so a client can match them.  ``act`` carries ``cmd``, the client's command id: a command retried with the
+same id (after a reconnect, say) is applied at most once and answered with the original outcome.
+
+Server → client table updates are sequenced: every committed change of a table is one ``events`` message with
+the table's next ``seq`` (1, 2, 3 … gapless), redacted for its audience.  ``prompts``, ``snapshot`` and
+``game_over`` describe the state *as of* a ``seq`` and are not themselves sequenced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+PROTOCOL_VERSION = 1
+MAX_NAME = 32
+
+
+class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
+    ref: str | None = None
+
+
+# -- client → server --------------------------------------------------------------------------------------
+class Hello(ClientMessage, tag="hello"):
+    """First message of every connection.  ``token``+``table``+``last_seq`` resume a seat at once."""
+
+    version: int
+    client: str = ""
+    table: str | None = None
+    token: str | None = None
+    last_seq: int = 0
+
+
+class Create(ClientMessage, tag="create"):
+    """Create a table.  ``options`` are the game's own (e.g. Spook's ``open_hands``); ``turn_seconds`` is the
+    per-decision time limit (none by default); ``bots`` fills that many seats with server-run bots."""
+
+    game: str
+    seats: int
+    options: dict[str, Any] = {}
+    private: bool = False
+    turn_seconds: float | None = None
+    bots: int = 0
+    bot_strategy: str = "greedy"
+
+
+class ListTables(ClientMessage, tag="list"):
+    """Open public tables (not started, a seat free), optionally of one game."""
+
+    game: str | None = None
+
+
+class Join(ClientMessage, tag="join"):
+    """Take a seat (``seat`` or the first free one) before the game starts."""
+
+    table: str
+    name: str
+    seat: int | None = None
+
+
+class Leave(ClientMessage, tag="leave"):
+    """Give a seat back before the game starts."""
+
+    table: str
+    token: str
+
+
+class Watch(ClientMessage, tag="watch"):
+    """Follow a table as a spectator (public information only)."""
+
+    table: str
+    last_seq: int = 0
+
+
+class Start(ClientMessage, tag="start"):
+    """Start the game once every seat is taken; any seated player may."""
+
+    table: str
+    token: str
+
+
+class Act(ClientMessage, tag="act"):
+    """One engine action (the game's own JSON, see PROTOCOL.md) for the seat this token holds.
+
+    ``version``, if given, must equal the table's current version or the command is rejected as stale."""
+
+    table: str
+    token: str
+    cmd: str
+    action: dict[str, Any]
+    version: int | None = None
+
+
+class Resume(ClientMessage, tag="resume"):
+    """Resume a seat after a reconnect: the server sends every ``events`` after ``last_seq``, then live ones."""
+
+    table: str
+    token: str
+    last_seq: int = 0
+
+
+class Ping(ClientMessage, tag="ping"):
+    pass
+
+
+ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | Resume | Ping
+
+
+# -- server → client --------------------------------------------------------------------------------------
+class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, omit_defaults=True):
+    pass
+
+
+class Limits(msgspec.Struct, kw_only=True):
+    max_frame_bytes: int
+    messages_per_second: float
+    max_tables_per_connection: int
+
+
+class Welcome(ServerMessage, tag="welcome"):
+    version: int
+    server: str
+    games: list[str]
+    limits: Limits
+    ref: str | None = None
+
+
+class TableInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    table: str
+    game: str
+    seats: int
+    taken: int
+    status: str  # lobby | playing | over
+    turn_seconds: float | None = None
+
+
+class Tables(ServerMessage, tag="tables"):
+    tables: list[TableInfo]
+    ref: str | None = None
+
+
+class Created(ServerMessage, tag="created"):
+    table: str
+    ref: str | None = None
+
+
+class Joined(ServerMessage, tag="joined"):
+    """Your seat and its secret token (keep it: it is the only way to act or resume for this seat)."""
+
+    table: str
+    seat: int
+    token: str
+    ref: str | None = None
+
+
+class Left(ServerMessage, tag="left"):
+    table: str
+    ref: str | None = None
+
+
+class Accepted(ServerMessage, tag="accepted"):
+    """The command was committed as table update ``seq``."""
+
+    table: str
+    cmd: str
+    seq: int
+    ref: str | None = None
+
+
+class Rejected(ServerMessage, tag="rejected"):
+    """The command was not applied; the table is exactly as it was."""
+
+    table: str
+    cmd: str
+    code: str
+    message: str
+    ref: str | None = None
+
+
+class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    seat: int
+    name: str | None = None  # None: free
+    bot: bool = False
+    away: bool = False
+
+
+class PromptInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A decision ``seat`` owes; ``deadline`` is a Unix time in seconds when the table has a time limit."""
+
+    seat: int
+    kind: str
+    note: str = ""
+    deadline: float | None = None
+
+
+class Events(ServerMessage, tag="events"):
+    """Table update ``seq``: the events of one committed change, as this connection's audience may see them."""
+
+    table: str
+    seq: int
+    version: int
+    events: list[Any]
+
+
+class Prompts(ServerMessage, tag="prompts"):
+    """Who must decide now (public), and ``legal``: your own legal actions (empty for spectators)."""
+
+    table: str
+    seq: int
+    version: int
+    prompts: list[PromptInfo]
+    legal: list[Any] = []
+
+
+class Snapshot(ServerMessage, tag="snapshot"):
+    """The whole table as your audience may see it, as of ``seq``; ``seat`` is null for a spectator."""
+
+    table: str
+    game: str
+    seq: int
+    version: int
+    status: str
+    seats: list[SeatInfo]
+    seat: int | None = None
+    commitment: str | None = None
+    view: Any = None
+    prompts: list[PromptInfo] = []
+    legal: list[Any] = []
+    turn_seconds: float | None = None
+
+
+class GameOver(ServerMessage, tag="game_over"):
+    """Final scores, winners, every hidden value revealed, and the seed matching ``commitment`` (M30)."""
+
+    table: str
+    seq: int
+    commitment: str
+    result: Any
+
+
+class Pong(ServerMessage, tag="pong"):
+    time: float
+    ref: str | None = None
+
+
+class Error(ServerMessage, tag="error"):
+    """A frame that was not a valid command, or a refused non-``act`` request."""
+
+    code: str
+    message: str
+    ref: str | None = None
+
+
+ServerMsg = (
+    Welcome
+    | Tables
+    | Created
+    | Joined
+    | Left
+    | Accepted
+    | Rejected
+    | Events
+    | Prompts
+    | Snapshot
+    | GameOver
+    | Pong
+    | Error
+)
