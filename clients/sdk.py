@@ -111,6 +111,7 @@ class Client:
         self.watching: set[str] = set()
         self.last_seq: dict[str, int] = {}  # table → last seq delivered to the application
         self.reconnects = 0
+        self.gaps = 0  # updates that arrived out of order and forced a resync (a correct server sends none)
         self._ws: ClientConnection | None = None
         self._refs = itertools.count(1)
         self._pending: dict[str, tuple[asyncio.Future[Any], ClientMessage]] = {}
@@ -325,6 +326,7 @@ class Client:
             if msg.seq <= last:
                 return  # already delivered (a resume overlaps what arrived before the drop)
             if msg.seq > last + 1:
+                self.gaps += 1
                 self._resync(msg.table)
                 return
             self.last_seq[msg.table] = msg.seq
