@@ -52,6 +52,7 @@ class ServerProcess:
                             self.port = entry["ports"][0]
                             return
             time.sleep(0.05)
+        self.kill()
         raise RuntimeError(f"hauntd serve did not start:\n{self.log_path.read_text()[offset:]}")
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
