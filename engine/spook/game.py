@@ -121,6 +121,10 @@ class SpookGame(Game[SpookState, SpookAction, SpookEvent]):
 
     def view(self, state: SpookState, seat: int | None) -> SpookView:
         hunt = state.hunt
+        if hunt is not None:  # a copy: the view shares no list with the state
+            hunt = msgspec.structs.replace(
+                hunt, hunters=list(hunt.hunters), waiting=list(hunt.waiting), offered=list(hunt.offered)
+            )
         shown = state.options.open_hands
         return SpookView(
             viewer=seat,
@@ -142,9 +146,7 @@ class SpookGame(Game[SpookState, SpookAction, SpookEvent]):
             hands=[list(h) if shown or s == seat else None for s, h in enumerate(state.hands)],
             hand_sizes=[len(h) for h in state.hands],
             queen_value=rules.queen_value(state) if QUEEN in state.rooms or QUEEN in state.staircase else 0,
-            hunt=None
-            if hunt is None
-            else msgspec.structs.replace(hunt, waiting=list(hunt.waiting), offered=list(hunt.offered)),
+            hunt=hunt,
             outcome=state.outcome,
             reason=state.reason,
         )

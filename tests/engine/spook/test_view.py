@@ -29,7 +29,6 @@ def test_s1_open_hands_show_every_hand_to_everyone() -> None:
 
 def test_s1_the_board_and_the_hunt_in_progress_are_public() -> None:
     state = make_state(2, hands=[["5H"], ["4H"]], rooms={"2": "8S", "5": "QS"}, pawns=["2", "2"], traps={"3": "JH"})
-    state.discard = state.discard[:0]
     GAME.apply(state, 0, StartHunt(ghost="8S"))
     view = GAME.view(state, None)
     assert view.rooms[1] == "8S" and view.rooms[4] == "QS" and view.traps[2] == "JH"
