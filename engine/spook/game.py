@@ -36,6 +36,7 @@ class SpookGame(Game[SpookState, SpookAction, SpookEvent]):
     title = "Spook"
     min_seats = 1
     max_seats = 4
+    cooperative = True
     state_type = SpookState
     action_type = SpookAction
     event_type = SpookEvent
