@@ -173,6 +173,7 @@ class MansionGame(Game[State, Action, Event]):
             tea_steps=0,
             duel=[],
             event=-1,
+            events_done=[],
             event_deck=bottom + events[3:],
             removed_events=removed,
             rotation=0,

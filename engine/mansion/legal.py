@@ -40,10 +40,9 @@ def _reachable(start: int, long_move: bool) -> list[Move]:
     move (heavy_footsteps, M7) also sections two apart and, through the Séance Room, every other section."""
     if start == SEANCE:
         return [MOVE_TO[to] for to in range(SECTIONS)]
-    near = [to for to in (SEANCE, start - 1, start + 1) if to == SEANCE or 0 <= to < SECTIONS]
     if long_move:
-        near = [SEANCE, *(to for to in range(SECTIONS) if to != start)]
-    return [MOVE_TO[to] for to in near]
+        return [MOVE_TO[to] for to in range(SEANCE, SECTIONS) if to != start]
+    return [MOVE_TO[SEANCE], *(MOVE_TO[to] for to in (start - 1, start + 1) if 0 <= to < SECTIONS)]
 
 
 _MOVES: Final = {(start, long): _reachable(start, long) for start in MOVE_TO for long in (False, True)}

@@ -83,6 +83,8 @@ def start_round(s: State, out: Out) -> None:
     s.round += 1
     s.turn = -1
     s.turns_done = 0
+    if s.event >= 0:
+        s.events_done.append(s.event)
     event = s.event_deck.pop()
     s.event = event
     card = EVENTS[event]

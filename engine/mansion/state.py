@@ -45,6 +45,7 @@ class State(msgspec.Struct, array_like=True):
     tea_steps: int  # the Tea Party move awaiting its direction (M6)
     duel: list[int]  # challenger, defender, card kind, challenger's bid, defender's bid; empty when no duel
     event: int  # the current Event card, -1 before the first round
+    events_done: list[int]  # the Event cards of the rounds before, face up
     event_deck: list[int]
     removed_events: list[int]  # M8: removed unseen at setup
     rotation: int  # M2

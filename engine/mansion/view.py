@@ -53,6 +53,7 @@ class View(msgspec.Struct):
     first: int
     turn: int
     event: EventName | None
+    events_done: list[EventName]
     events_left: int
     events_removed: int
     actions: int
@@ -102,6 +103,7 @@ def view(s: State, seat: int | None) -> View:
         first=s.first,
         turn=s.turn,
         event=EVENT_NAMES[s.event] if s.event >= 0 else None,
+        events_done=[EVENT_NAMES[e] for e in s.events_done],
         events_left=len(s.event_deck),
         events_removed=len(s.removed_events),
         actions=s.actions,
