@@ -39,7 +39,7 @@ from engine.mansion.cards import (
     ghost_deck,
     haunt_deck,
 )
-from engine.mansion.events import Declined, Event
+from engine.mansion.events import Event
 from engine.mansion.state import (
     NO_BID,
     PH_CANDLELIGHT,
@@ -61,27 +61,7 @@ PROMPTS: Final = {phase: Prompt(name) for phase, name in enumerate(PHASE_NAMES)}
 Handler = Callable[[State, int, Any, list[Any]], None]
 
 
-def _discard_then_turn(s: State, seat: int, action: DiscardHaunt, out: list[Any]) -> None:
-    rules.discard_haunt(s, seat, action.value, "grim_grinning", out)
-    s.phase = PH_TURN
-
-
-def _decline_then_turn(s: State, seat: int, action: Decline, out: list[Any]) -> None:
-    out.append(Declined(seat, "grim_grinning"))
-    s.phase = PH_TURN
-
-
-def _discard_then_finish(s: State, seat: int, action: DiscardHaunt, out: list[Any]) -> None:
-    rules.discard_haunt(s, seat, action.value, "candlelight", out)
-    rules.finish_turn(s, out)
-
-
-def _decline_then_finish(s: State, seat: int, action: Decline, out: list[Any]) -> None:
-    out.append(Declined(seat, "candlelight"))
-    rules.finish_turn(s, out)
-
-
-def _turn_options(s: State, seat: int) -> list[Any]:
+def _end_turn_only(s: State, seat: int) -> list[Any]:
     return [END_TURN]
 
 
@@ -100,7 +80,7 @@ _DISPATCH: Final[dict[int, dict[type, tuple[Callable[[State, int], list[Any]], H
             lambda s, seat, a, out: rules.start_duel(s, seat, a.target, KIND_INDEX[a.card], out),
         ),
         DiscardHaunt: (legal.discards, lambda s, seat, a, out: rules.discard_action(s, seat, a.value, out)),
-        EndTurn: (_turn_options, lambda s, seat, a, out: rules.end_turn(s, out)),
+        EndTurn: (_end_turn_only, lambda s, seat, a, out: rules.end_turn(s, out)),
     },
     PH_DIALS: {Dial: (lambda s, seat: DIALS, lambda s, seat, a, out: rules.set_dial(s, seat, a.bid, out))},
     PH_EVENT_DIRECTION: {
@@ -116,12 +96,12 @@ _DISPATCH: Final[dict[int, dict[type, tuple[Callable[[State, int], list[Any]], H
         )
     },
     PH_GRIM_GRINNING: {
-        DiscardHaunt: (_optional_discard, _discard_then_turn),
-        Decline: (_optional_discard, _decline_then_turn),
+        DiscardHaunt: (_optional_discard, lambda s, seat, a, out: rules.grim_grinning(s, seat, a.value, out)),
+        Decline: (_optional_discard, lambda s, seat, a, out: rules.grim_grinning(s, seat, None, out)),
     },
     PH_CANDLELIGHT: {
-        DiscardHaunt: (_optional_discard, _discard_then_finish),
-        Decline: (_optional_discard, _decline_then_finish),
+        DiscardHaunt: (_optional_discard, lambda s, seat, a, out: rules.candlelight(s, seat, a.value, out)),
+        Decline: (_optional_discard, lambda s, seat, a, out: rules.candlelight(s, seat, None, out)),
     },
 }
 
@@ -246,10 +226,12 @@ class MansionGame(Game[State, Action, Event]):
         if entry is None:
             raise IllegalAction("illegal_move", f"{type(action).__name__} does not answer a {PHASE_NAMES[state.phase]}")
         options, handler = entry
-        if action not in options(state, seat):
+        legal_now = options(state, seat)
+        if action not in legal_now:
             raise IllegalAction("illegal_move", f"{action!r} is not legal now")
         out: list[Any] = []
-        handler(state, seat, action, out)
+        # the engine's own copy of the action: an equal but odd value (True for 1) never reaches the state
+        handler(state, seat, legal_now[legal_now.index(action)], out)
         rules.after_action(state, out)
         return out
 

@@ -15,6 +15,7 @@ from engine.mansion.cards import (
     BUSY_NIGHT,
     BUSY_NIGHT_EXTRA,
     CANDLELIGHT,
+    CCW,
     COLD_SPOT,
     CW,
     DIRECTION_NAME,
@@ -40,6 +41,7 @@ from engine.mansion.cards import (
 )
 from engine.mansion.events import (
     Collected,
+    Declined,
     DialSet,
     DiscardCause,
     DrawCause,
@@ -74,7 +76,7 @@ from engine.mansion.view import reveal
 
 Out = list[Any]
 
-_DIRECTION_TEXT: Final[dict[int, Literal["cw", "ccw", "either"]]] = {CW: "cw", -CW: "ccw", EITHER: "either"}
+_DIRECTION_TEXT: Final[dict[int, Literal["cw", "ccw", "either"]]] = {CW: "cw", CCW: "ccw", EITHER: "either"}
 
 
 # -- Event Phase (M9–M12) --------------------------------------------------------------------------------
@@ -297,6 +299,24 @@ def set_dial(s: State, seat: int, bid: int, out: Out) -> None:
     draw_haunt(s, defender, defender_bid, "duel", out)
     s.duel = []
     s.phase = PH_TURN
+
+
+def grim_grinning(s: State, seat: int, value: int | None, out: Out) -> None:
+    """M6: the Grim Grinning discard, taken now (``value``) or never (``None``); the turn goes on."""
+    if value is None:
+        out.append(Declined(seat, "grim_grinning"))
+    else:
+        discard_haunt(s, seat, value, "grim_grinning", out)
+    s.phase = PH_TURN
+
+
+def candlelight(s: State, seat: int, value: int | None, out: Out) -> None:
+    """M7: the candlelight discard at the end of the turn (``None``: declined); then the turn ends."""
+    if value is None:
+        out.append(Declined(seat, "candlelight"))
+    else:
+        discard_haunt(s, seat, value, "candlelight", out)
+    finish_turn(s, out)
 
 
 def discard_action(s: State, seat: int, value: int, out: Out) -> None:

@@ -210,3 +210,11 @@ def test_end_turn_and_timeouts() -> None:
     give(s, 1, "musician")
     play(s, 0, Duel(1, "musician"))
     assert GAME.timeout_action(s, 0) == Dial(0) == GAME.timeout_action(s, 1)
+
+
+def test_an_equal_but_odd_value_never_reaches_the_state() -> None:
+    s = turn_table(seats=2, event="cold_spot")
+    haunt(s, 0, 1)
+    play(s, 0, DiscardHaunt(True))  # True == 1 in Python; the state keeps the int
+    play(s, 0, Move(True))
+    assert type(s.haunt_deck[0]) is int and type(s.pos[0]) is int
