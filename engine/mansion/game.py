@@ -56,7 +56,7 @@ from engine.mansion.view import PHASE_NAMES, View, redact, reveal, view
 from engine.rng import Rng
 
 PROMPTS: Final = {phase: Prompt(name) for phase, name in enumerate(PHASE_NAMES)}
-"""Prompt kinds: ``event_direction``, ``turn``, ``dials``, ``tea_party``, ``grim_grinning``, ``candlelight``."""
+"""Prompt kinds: ``event_direction``, ``turn``, ``dial``, ``tea_party``, ``grim_grinning``, ``candlelight``."""
 
 Handler = Callable[[State, int, Any, list[Any]], None]
 

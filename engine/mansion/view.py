@@ -16,11 +16,11 @@ from engine.mansion.cards import EVENT_NAMES, KIND_NAMES, ROOM_COUNT, SEANCE, Ev
 from engine.mansion.events import DialSet, HauntDiscarded, HauntDrawn, Reveal
 from engine.mansion.state import NO_BID, PH_OVER, State
 
-PhaseName = Literal["event_direction", "turn", "dials", "tea_party", "grim_grinning", "candlelight", "over"]
+PhaseName = Literal["event_direction", "turn", "dial", "tea_party", "grim_grinning", "candlelight", "over"]
 PHASE_NAMES: Final[tuple[PhaseName, ...]] = (
     "event_direction",
     "turn",
-    "dials",
+    "dial",
     "tea_party",
     "grim_grinning",
     "candlelight",

@@ -88,7 +88,7 @@ def test_m17_duel_dials_both_prompted_higher_bid_takes_the_card_both_draw_their_
     out = play(s, 0, Duel(1, "tea_party_2"))
     assert types(out) == ["duel_started"] and s.phase == PH_DIALS and s.actions == 2
     prompts = GAME.prompts(s)
-    assert set(prompts) == {0, 1} and {p.kind for p in prompts.values()} == {"dials"}
+    assert set(prompts) == {0, 1} and {p.kind for p in prompts.values()} == {"dial"}
     out = play(s, 1, Dial(1))  # either may set first
     assert out == [DialSet(1, 1)] and set(GAME.prompts(s)) == {0}
     with pytest.raises(IllegalAction) as err:

@@ -157,4 +157,4 @@ def test_random_playouts_reach_every_prompt_kind() -> None:
 
     for seed in range(40):
         random_playout(GAME, 2 + seed % 5, seed_from_int(seed), random.Random(seed), on_step=note)
-    assert seen == {"turn", "dials", "event_direction", "tea_party", "grim_grinning", "candlelight"}
+    assert seen == {"turn", "dial", "event_direction", "tea_party", "grim_grinning", "candlelight"}
