@@ -64,7 +64,8 @@ def _build() -> tuple[Card, ...]:
     ]
     cards: list[Card] = []
     for kind, floor, bulbs in spec:
-        cards.extend(Card(len(cards) + i, kind, floor, b) for i, b in enumerate(bulbs))
+        first = len(cards)
+        cards += [Card(first + i, kind, floor, b) for i, b in enumerate(bulbs)]
     return tuple(cards)
 
 
