@@ -2,9 +2,13 @@
 
 from collections import Counter
 
+import pytest
+
+from engine.contract import IllegalAction
 from engine.ghost_at_home import GAME
 from engine.ghost_at_home.cards import BULBS, CARDS, DECK_SIZE, FLOOR, KIND, SPECIAL_ID
 from engine.ghost_at_home.house import fully_explored, room_count
+from engine.rng import seed_from_int
 from tests.engine.ghost_at_home.tables import table
 
 
@@ -61,3 +65,17 @@ def test_g3_houses_start_dark_and_empty() -> None:
         for floor in house.floors:
             assert floor.rooms == [None, None] and not floor.lit and floor.cat is None and floor.ghosts == []
         assert not fully_explored(house) and room_count(house) == 0
+
+
+def test_registered_with_its_seat_range_and_options() -> None:
+    from engine.registry import get_game
+
+    game = get_game("ghost-at-home")
+    assert game is GAME and (game.min_seats, game.max_seats) == (2, 5)
+    assert game.decode_options({"max_rounds": 20}).max_rounds == 20  # type: ignore[attr-defined]
+    for seats, raw in ((1, {}), (6, {}), (3, {"max_rounds": 0}), (3, {"max_rounds": 1001})):
+        with pytest.raises(IllegalAction) as exc:
+            game.setup(seats, seed_from_int(0), game.decode_options(raw), "t")
+        assert exc.value.code == "bad_option"
+    with pytest.raises(IllegalAction):
+        game.decode_options({"rounds": 3})
