@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from engine.ghost_at_home import events as e
-from engine.ghost_at_home.state import Attack, Escape, House, Phase, State
+from engine.ghost_at_home.state import Attack, Escape, Floor, House, Phase, State
 
 
 class SeatView(msgspec.Struct):
@@ -54,10 +54,17 @@ class Reveal(msgspec.Struct):
     face_down: list[int]
 
 
+def _copy(house: House) -> House:
+    return House([Floor(list(f.rooms), f.lit, f.cat, list(f.ghosts)) for f in house.floors])
+
+
 def view(state: State, seat: int | None) -> View:
+    """A snapshot: it shares nothing mutable with the state, so it stays true after later actions."""
     players = [
-        SeatView(s, state.houses[s], len(hand), list(hand) if s == seat else None) for s, hand in enumerate(state.hands)
+        SeatView(s, _copy(state.houses[s]), len(hand), list(hand) if s == seat else None)
+        for s, hand in enumerate(state.hands)
     ]
+    escape = state.escape
     return View(
         you=seat,
         seats=state.seats,
@@ -72,7 +79,7 @@ def view(state: State, seat: int | None) -> View:
         selected=list(state.selected) if seat == state.active else None,
         selected_count=len(state.selected),
         attack=state.attack,
-        escape=state.escape,
+        escape=None if escape is None else Escape(escape.seat, list(escape.askers)),
         winners=list(state.winners),
         end=state.end,
     )

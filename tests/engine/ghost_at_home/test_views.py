@@ -6,7 +6,7 @@ import msgspec
 
 from engine.ghost_at_home import GAME
 from engine.ghost_at_home import events as e
-from engine.ghost_at_home.actions import Discard, LightCard
+from engine.ghost_at_home.actions import Discard, LightCard, PlayRoom, StopBuilding
 from tests.engine.ghost_at_home.tables import play, scramble_hidden, table
 
 
@@ -63,3 +63,11 @@ def test_reveal_shows_every_hidden_value_at_the_end() -> None:
     assert result is not None and result.seed == state.rng.seed.hex()
     assert result.reveal.hands == state.hands and result.reveal.pile == state.pile
     assert sorted(result.reveal.face_down) == sorted(state.hidden_discard) and len(result.reveal.face_down) == 2
+
+
+def test_a_view_is_a_snapshot() -> None:
+    state = table(2, seat0=[0, 1, 12])
+    before = GAME.view(state, 0)
+    encoded = msgspec.msgpack.encode(before)
+    play(state, 0, PlayRoom(0, 1, "left"), StopBuilding())
+    assert msgspec.msgpack.encode(before) == encoded
