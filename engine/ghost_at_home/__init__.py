@@ -1,6 +1,6 @@
 """Ghost at Home (2–5 seats, competitive): explore your haunted house floor by floor and escape first.
 
-Rules: /work/shared/rules/ghost-at-home.md (G1–G11); rulings the rules leave open: README, "Ghost at Home (G)".
+Rules: the project rules file ghost-at-home.md (G1–G11); rulings it leaves open: README, "Ghost at Home (G)".
 """
 
 from engine.ghost_at_home.game import GhostAtHome
