@@ -249,10 +249,18 @@ class GreedyGhostAtHome:
             if "light_card" in by_type:
                 found.append((0.8, self._light_step(table, by_type["light_card"])))
         top = _top(table.mine)
-        if top == FLOORS:
+        if top and table.mine[top - 1]["cat"] is None:
+            # A cat guarding the floor ghosts hit: from hand only once the top floor is floor 3 (a cat in hand
+            # guards any floor); a cat idle on a lower floor, or an opponent's, whenever it can get there.
             for act in by_type.get("play_cat", []):
-                if act["floor"] == top:
+                if act["floor"] == top == FLOORS:
                     found.append((0.6, act))
+            for act in by_type.get("elevator", []):
+                if act["floor"] == top:
+                    found.append((0.7, act))
+            for act in by_type.get("cat_food", []):
+                if act["floor"] == top:
+                    found.append((0.5 + 0.3 * table.threat(act["source"]) / 6, act))
         return found
 
     # -- multi-step choices ----------------------------------------------------------------------------------
