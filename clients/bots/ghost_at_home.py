@@ -92,7 +92,8 @@ class _Table:
         return score
 
     def damage(self, seat: int, number: int, extra_ghost: bool = False) -> float:
-        """The value a ghost destroys landing on ``seat``'s floor ``number`` (G5), weighted by their threat."""
+        """What a ghost landing on ``seat``'s floor ``number`` costs them (G5); ``extra_ghost``: it lands even on
+        a lit floor (a space-time hole cannot be answered, and a ghost may be there already)."""
         floor = self.houses[seat][number - 1]
         if floor["cat"] is not None:
             return 0.3
@@ -103,32 +104,32 @@ class _Table:
 
 
 # -- card usefulness, for what to discard -------------------------------------------------------------------
+KEEP: dict[str, float] = {
+    JOKER: 10.0,
+    CAT: 5.0,
+    LIGHT_BULB: 5.0,
+    GHOST: 4.5,
+    LIGHTNING: 3.0,
+    SPACE_TIME_HOLE: 3.0,
+    CAT_FOOD: 2.0,
+    ELEVATOR: 1.0,
+}
+"""How much a card other than a room is worth holding on to."""
+
+JUNK = 3.0
+"""A G9 discard throws away every card worth less than this (at least one card)."""
+
+ROOM_KEEP = (6.0, 4.0, 1.5)
+"""A room card's worth by how far above the open floor it goes (0, 1, 2 floors); one below it is worthless."""
+
+
 def _keep_value(table: _Table, card: int) -> float:
     """How much ``card`` is worth holding on to (higher: keep)."""
     kind = KIND[card]
-    open_floor = _open(table.mine)
-    if kind == JOKER:
-        return 10.0
-    if kind == ROOM:
-        gap = FLOOR[card] - open_floor
-        if open_floor == 0 or gap < 0:
-            return 0.0
-        return (6.0, 4.0, 1.5)[gap]
-    if kind == CAT:
-        return 5.0
-    if kind == GHOST:
-        return 4.5
-    if kind == LIGHT_BULB:
-        return 5.0
-    if kind == LIGHTNING:
-        return 3.0
-    if kind == SPACE_TIME_HOLE:
-        return 3.0
-    if kind == ELEVATOR:
-        return 1.0
-    if kind == CAT_FOOD:
-        return 2.0
-    return 1.0
+    if kind != ROOM:
+        return KEEP[kind]
+    gap = FLOOR[card] - _open(table.mine)
+    return ROOM_KEEP[gap] if 0 <= gap < len(ROOM_KEEP) else 0.0
 
 
 def _want_lit(table: _Table) -> int:
@@ -155,7 +156,7 @@ class GreedyGhostAtHome:
         if kind == "stop_escape":
             return next((act for act in legal if act["type"] == "stop_escape"), legal[0])
         if kind == "build":
-            return self._build(table, legal)
+            return self._build(legal)
         if kind == "light":
             return self._light_step(table, legal)
         if kind == "discard":
@@ -164,7 +165,8 @@ class GreedyGhostAtHome:
 
     # -- out of turn ---------------------------------------------------------------------------------------
     def _defend(self, table: _Table, legal: list[Json]) -> Json:
-        """G5/G11: spend a cat when the ghost would haunt the floor; a lone ghost on a lit floor is kept."""
+        """G5/G11: spend a cat on every ghost, except a lone one on a lit floor 3 during an escape: it stays
+        harmlessly and the cat waits for a second ghost, which would haunt."""
         attack = table.view["attack"]
         floor = table.mine[attack["floor"] - 1]
         if _exposed(floor) or table.view["escape"] is None:
@@ -179,7 +181,7 @@ class GreedyGhostAtHome:
             return None
         return min(rooms, key=lambda act: (KIND[act["card"]] == JOKER, BULBS[act["card"]]))
 
-    def _build(self, table: _Table, legal: list[Json]) -> Json:
+    def _build(self, legal: list[Json]) -> Json:
         room = self._room(legal)
         return room if room is not None else next(act for act in legal if act["type"] == "stop_building")
 
@@ -289,7 +291,7 @@ class GreedyGhostAtHome:
         """G9: discard every card not worth keeping (at least one), one pick at a time."""
         picks = [act for act in legal if act["type"] == "discard"]
         rest = sorted({act["card"] for act in picks}, key=lambda c: _keep_value(table, c))
-        junk = [c for c in rest if _keep_value(table, c) < 3.0] or rest[:1]
+        junk = [c for c in rest if _keep_value(table, c) < JUNK] or rest[:1]
         card = junk[0]
         last = len(junk) == 1
         return next(act for act in picks if act["card"] == card and act.get("last", True) == last)
