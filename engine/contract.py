@@ -64,6 +64,7 @@ class Game(abc.ABC, Generic[S, A, E]):
     title: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
+    cooperative: ClassVar[bool] = False  # all seats win or lose together
     state_type: ClassVar[type[msgspec.Struct]]
     action_type: ClassVar[Any]  # the tagged union of the game's actions
     event_type: ClassVar[Any]  # the tagged union of the game's events

@@ -36,6 +36,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     lat.add_argument("--seats", type=int, default=4, help="seats at the table (default: 4)")
     lat.add_argument("--seed", type=int, default=1, help="seed of the random choices (default: 1)")
     lat.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
+    bots = kinds.add_parser(
+        "bots",
+        help="measure a strategy's strength against random bots in in-process games",
+        description=(
+            "Competitive games: one STRATEGY bot against random bots, its seat rotating game by game; reports its "
+            "win rate (a shared win counts as a fraction). Cooperative games: a table of STRATEGY bots against a "
+            "table of random bots on the same seeds; reports both win rates."
+        ),
+    )
+    bots.add_argument("--game", default="mansion", choices=sorted(games()), help="rule set (default: mansion)")
+    bots.add_argument("--seats", type=int, default=4, help="seats per game (default: 4)")
+    bots.add_argument("--games", type=int, default=200, help="number of games (default: 200)")
+    bots.add_argument("--strategy", default="greedy", help="strategy measured against random (default: greedy)")
+    bots.add_argument("--seed", type=int, default=1, help="first game seed (default: 1)")
+    bots.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         from server.latency import bench_latency
 
         print(json.dumps(bench_latency(args.url, args.actions, args.seats, args.seed)))
+        return 0
+    if args.kind == "bots":
+        print(json.dumps(bench_bots(args.game, args.seats, args.games, args.strategy, args.seed)))
         return 0
     print(f"unknown benchmark {args.kind}", file=sys.stderr)
     return 2
@@ -72,3 +90,33 @@ def bench_engine(game_name: str, seats: int, n_games: int, first_seed: int) -> d
         "actions_per_s": round(actions / elapsed, 1),
         "mean_actions_per_game": round(actions / n_games, 1),
     }
+
+
+def bench_bots(game_name: str, seats: int, n_games: int, strategy: str, first_seed: int) -> dict[str, object]:
+    """Strategy strength in in-process games; see the ``bots`` subcommand's description."""
+    from clients.bots import get_strategy
+    from clients.bots.arena import play_match
+
+    started = time.perf_counter()
+    figures: dict[str, object] = {"game": game_name, "seats": seats, "games": n_games, "strategy": strategy}
+    if get_game(game_name).cooperative:
+        wins = {name: 0 for name in (strategy, "random")}
+        for i in range(n_games):
+            for name in wins:
+                result = play_match(game_name, [get_strategy(game_name, name) for _ in range(seats)], first_seed + i)
+                wins[name] += bool(result.winners)
+        figures[f"{strategy}_win_rate"] = round(wins[strategy] / n_games, 4)
+        figures["random_win_rate"] = round(wins["random"] / n_games, 4)
+    else:
+        share = 0.0
+        for i in range(n_games):
+            players = [get_strategy(game_name, "random") for _ in range(seats)]
+            seat = i % seats
+            players[seat] = get_strategy(game_name, strategy)
+            result = play_match(game_name, players, first_seed + i)
+            if seat in result.winners:
+                share += 1 / len(result.winners)
+        figures[f"{strategy}_win_rate"] = round(share / n_games, 4)
+        figures["random_expectation"] = round(1 / seats, 4)
+    figures["seconds"] = round(time.perf_counter() - started, 2)
+    return figures

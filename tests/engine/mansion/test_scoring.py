@@ -1,0 +1,121 @@
+"""The end of the game: Haunt totals (M19), the penalty (M20), card scores (M21) and winners (M22)."""
+
+import pytest
+
+from engine.mansion import GAME
+from engine.mansion.actions import END_TURN
+from engine.mansion.cards import KIND_INDEX
+from engine.mansion.events import GameOver
+from engine.mansion.scoring import final_scores, penalty_icon, portrait_score, score
+from tests.engine.mansion.helpers import assert_conserved, give, haunt, play, turn_table
+
+
+def cards(**counts: int) -> list[int]:
+    return sorted(KIND_INDEX[name] for name, n in counts.items() for _ in range(n))
+
+
+SEED_EXAMPLE = cards(ballroom=2, grim_grinning=1, dancing=2, musician=3, tea_party_1=1, painting=3)
+
+
+def test_seed_worked_example_scores_40() -> None:
+    assert score(SEED_EXAMPLE, lowest_haunt=False) == 8 + 2 + 7 + 9 + 2 + 12 == 40
+
+
+def test_m20_seed_penalty_example_discards_the_paintings() -> None:
+    # 3 musician and 3 painting tied as the most held: the paintings score 12 against 9, so they go
+    assert penalty_icon(SEED_EXAMPLE, False) == 1  # painting
+    discards, scores, winners = final_scores([SEED_EXAMPLE, cards(musician=1)], [12, 10])
+    assert discards == [cards(painting=3), []]
+    assert scores == [40 - 12, 1] and winners == [0]
+
+
+def test_m20_every_tied_highest_seat_discards_and_specials_never_go() -> None:
+    collections = [cards(musician=2, bride=1), cards(dancing=2, madame_leota=1), cards(groom=1), cards(bride=1)]
+    discards, scores, _ = final_scores(collections, [7, 7, 3, 7])
+    assert discards == [cards(musician=2), cards(dancing=2), [], []]
+    assert scores == [2, 3, 1, 2]
+
+
+def test_m20_tied_icons_lose_the_most_points_then_the_first_listed() -> None:
+    assert penalty_icon(cards(tea_party_2=1, grim_grinning=1, ballroom=1), False) == 5  # ballroom: 4 points
+    assert penalty_icon(cards(tea_party_2=1, grim_grinning=1), False) == 3  # 2 and 2: tea_party listed first
+    assert penalty_icon(cards(bride=2), False) == -1
+    # the loss counts the bonuses of special ghosts: two grooms feed a bride
+    assert penalty_icon(cards(groom=2, musician=2, bride=1), False) == 6
+
+
+@pytest.mark.parametrize(
+    ("collection", "points"),
+    [
+        (cards(musician=1), 1),
+        (cards(musician=5), 25),
+        (cards(musician=6), 26),
+        (cards(painting=1), 3),
+        (cards(painting=2), 0),
+        (cards(painting=4), 15),
+        (cards(painting=5), 12),
+        (cards(dancing=1), 0),
+        (cards(dancing=3), 7),
+        (cards(dancing=4), 14),
+        (cards(tea_party_1=1, tea_party_3=1), 4),
+        (cards(grim_grinning=2), 4),
+        (cards(ballroom=3), 12),
+        (cards(groom=2), 2),
+        (cards(bride=1, groom=2), 6 + 2),
+        (cards(headless_knight=1, painting=2), 5),
+        (cards(organist=1, dancing=3), 7 + 7),
+        (cards(executioner=1, musician=1, painting=1, portrait_tightrope=1, bride=1), 4 + 1 + 3 + 2),
+        (cards(executioner=2), 2),
+        (cards(madame_leota=1), 3),
+    ],
+)
+def test_m21_card_scores(collection: list[int], points: int) -> None:
+    assert score(collection, lowest_haunt=False) == points
+
+
+def test_m21_portraits_best_split() -> None:
+    def p(a: int, b: int, c: int, d: int) -> int:
+        return portrait_score(
+            [0] * 9 + [a, b, c, d] + [0] * 5,
+        )
+
+    assert p(3, 0, 0, 0) == 15
+    assert p(1, 1, 1, 1) == 18
+    assert p(4, 1, 1, 1) == 18 + 15
+    assert p(3, 3, 3, 3) == 60  # four triples beat three mixed sets
+    assert p(2, 2, 2, 2) == 36
+    assert p(2, 2, 2, 0) == 0
+    assert score(cards(portrait_dynamite=3, portrait_quicksand=1), False) == 15
+
+
+def test_m21_madame_leota_13_only_for_the_strictly_lowest_total() -> None:
+    leota = cards(madame_leota=1)
+    assert score(leota, lowest_haunt=True) == 13
+    assert final_scores([leota, leota, leota], [1, 2, 5])[1] == [13, 3, 3]
+    assert final_scores([leota, leota, leota], [1, 1, 5])[1] == [3, 3, 3]
+
+
+def test_m22_ties_go_to_the_lower_haunt_total_then_are_shared() -> None:
+    a, b = cards(musician=2), cards(ballroom=1)
+    assert final_scores([a, b, cards()], [4, 3, 9])[2] == [1]
+    assert final_scores([a, b, cards()], [3, 3, 9])[2] == [0, 1]
+
+
+def test_m19_game_end_reveals_totals_applies_the_penalty_and_scores() -> None:
+    s = turn_table(seats=2, event="final_round", seat=0)
+    give(s, 0, "musician", "musician", "musician", "painting", "painting", "painting", "ballroom")
+    give(s, 1, "madame_leota")
+    haunt(s, 0, 3, 3, 2)
+    haunt(s, 1, 1)
+    play(s, 0, END_TURN)
+    out = play(s, 1, END_TURN)
+    over = out[-1]
+    assert isinstance(over, GameOver)
+    assert over.reveal.haunt == [[2, 3, 3], [1]] and over.reveal.haunt_totals == [8, 1]
+    assert over.reveal.discarded == [["painting"] * 3, []]
+    assert over.scores == [9 + 4, 13] and over.winners == [1]
+    assert over.seed == s.rng.seed.hex()
+    result = GAME.result(s)
+    assert result is not None and result.scores == over.scores and result.reveal == over.reveal
+    assert s.collections[0] == cards(musician=3, ballroom=1)
+    assert_conserved(s)

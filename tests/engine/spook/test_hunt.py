@@ -1,0 +1,223 @@
+"""Hunts (S11) as a joint decision in steps, and the draw after a successful one (S12)."""
+
+from collections import Counter
+
+import pytest
+
+from engine.contract import IllegalAction
+from engine.spook import GAME
+from engine.spook.actions import Done, EndTurn, Offer, StartHunt
+from engine.spook.cards import DECK
+from engine.spook.events import (
+    CardDrawn,
+    CardOffered,
+    GameOver,
+    GhostAppeared,
+    HuntAbandoned,
+    HunterDone,
+    HuntStarted,
+    HuntSucceeded,
+)
+from engine.spook.state import Offered
+from tests.engine.spook.helpers import census, make_state
+
+
+def test_s11_a_spade_ghost_needs_hearts_reaching_its_value() -> None:
+    state = make_state(hands=[["3H", "4H", "9D", "KD"]], rooms={"1": "6S"}, pawns=["1"], pile=["2D"])
+    assert GAME.apply(state, 0, StartHunt(ghost="6S")) == [
+        HuntStarted(seat=0, kind="normal", ghost="6S", location="1", value=6, hunters=[0], waiting=[0])
+    ]
+    assert GAME.prompts(state)[0].kind == "contribute"
+    assert GAME.legal_actions(state, 0) == [Offer(card="3H"), Offer(card="4H"), Done()]  # no diamonds
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, 0, Offer(card="9D"))
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, 0, EndTurn())
+    assert GAME.apply(state, 0, Offer(card="4H")) == [CardOffered(seat=0, card="4H", total=4)]
+    events = GAME.apply(state, 0, Offer(card="3H"))
+    assert events[:2] == [
+        CardOffered(seat=0, card="3H", total=7),
+        HuntSucceeded(ghosts=["6S"], cards=["4H", "3H"]),
+    ]
+    assert state.rooms[0] is None and state.hunt is None and state.discard[-4:] == ["4H", "3H", "6S", "2D"]
+    assert state.hands[0] == ["9D", "KD"] and GAME.prompts(state)[0].kind == "turn"
+
+
+def test_s11_a_club_ghost_needs_diamonds_and_a_red_queen_or_king_counts_ten() -> None:
+    state = make_state(hands=[["9H", "QD", "KH"]], rooms={"4": "10C"}, pawns=["4"], pile=["2D"])
+    assert GAME.legal_actions(state, 0)[1:3] == [StartHunt(ghost="10C"), StartHunt(ghost="10C", kind="king")]
+    GAME.apply(state, 0, StartHunt(ghost="10C"))
+    assert GAME.legal_actions(state, 0) == [Offer(card="QD"), Done()]
+    events = GAME.apply(state, 0, Offer(card="QD"))
+    assert HuntSucceeded(ghosts=["10C"], cards=["QD"]) in events
+
+
+def test_s11_a_hunt_that_cannot_reach_the_value_is_not_legal() -> None:
+    state = make_state(hands=[["3H", "2H", "9D", "JH"]], rooms={"1": "6S"}, pawns=["1"])
+    assert not any(isinstance(a, StartHunt) for a in GAME.legal_actions(state, 0))
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(state, 0, StartHunt(ghost="6S"))
+    assert err.value.code == "illegal_move"
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, 0, StartHunt(ghost="6S", kind="king"))
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, 0, StartHunt(ghost="7S"))  # not here
+
+
+def test_s11_every_seat_with_a_pawn_there_is_prompted_at_once() -> None:
+    hands = [["2H"], ["5H", "9D"], ["3H"], ["4H"]]
+    state = make_state(4, hands=hands, rooms={"2": "10S"}, pawns=["2", "2", "foyer", "2"], active=1, pile=["AD"])
+    assert StartHunt(ghost="10S") in GAME.legal_actions(state, 1)  # 2 + 5 + 4 ≥ 10; seat 2 is elsewhere
+    GAME.apply(state, 1, StartHunt(ghost="10S"))
+    assert sorted(GAME.prompts(state)) == [0, 1, 3]
+    assert {p.kind for p in GAME.prompts(state).values()} == {"contribute"}
+    assert GAME.legal_actions(state, 2) == []
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(state, 2, Offer(card="3H"))
+    assert err.value.code == "not_your_turn"
+    # seat 3 offers its only heart and is done without being asked
+    assert GAME.apply(state, 3, Offer(card="4H")) == [CardOffered(seat=3, card="4H", total=4), HunterDone(seat=3)]
+    assert sorted(GAME.prompts(state)) == [0, 1]
+    GAME.apply(state, 1, Offer(card="5H"))
+    assert sorted(GAME.prompts(state)) == [0]
+    events = GAME.apply(state, 0, Offer(card="2H"))
+    assert HuntSucceeded(ghosts=["10S"], cards=["4H", "5H", "2H"]) in events
+    assert state.hands == [[], ["9D"], ["3H"], []] and GAME.prompts(state) == {1: GAME.prompts(state)[1]}
+    assert census(state) == Counter(DECK)
+
+
+def test_s11_a_hunt_that_can_no_longer_reach_is_abandoned_and_the_cards_return() -> None:
+    hands = [["2H", "AH"], ["5H"]]
+    state = make_state(2, hands=hands, rooms={"3": "8S"}, pawns=["3", "3"])
+    GAME.apply(state, 0, StartHunt(ghost="8S"))
+    GAME.apply(state, 0, Offer(card="2H"))
+    GAME.apply(state, 1, Offer(card="5H"))  # 7 offered, seat 0 still holds the Ace
+    assert state.hunt is not None and state.hands == [["AH"], []]
+    events = GAME.apply(state, 0, Done())
+    assert events == [
+        HunterDone(seat=0),
+        HuntAbandoned(returned=[Offered(seat=0, card="2H"), Offered(seat=1, card="5H")]),
+    ]
+    assert state.hunt is None and state.hands == [["AH", "2H"], ["5H"]] and state.rooms[2] == "8S"
+    assert GAME.prompts(state)[0].kind == "turn"
+
+
+def test_s11_hunters_without_a_counting_card_are_not_asked() -> None:
+    state = make_state(2, hands=[["KD"], ["9H"]], rooms={"3": "8S"}, pawns=["3", "3"])
+    GAME.apply(state, 0, StartHunt(ghost="8S"))  # the King counts 10 only as a diamond here
+    assert sorted(GAME.prompts(state)) == [1]
+
+
+def test_s11_a_red_king_alone_banishes_any_ghost_but_the_queen() -> None:
+    state = make_state(2, hands=[["2H"], ["KH"]], rooms={"5": "10C"}, pawns=["5", "5"], pile=["3D"])
+    GAME.apply(state, 0, StartHunt(ghost="10C", kind="king"))
+    assert list(GAME.prompts(state)) == [1] and GAME.legal_actions(state, 1) == [Offer(card="KH"), Done()]
+    events = GAME.apply(state, 1, Offer(card="KH"))
+    assert HuntSucceeded(ghosts=["10C"], cards=["KH"]) in events
+    state = make_state(hands=[["KH", "KD"]], rooms={"5": "QS"}, pawns=["5"])
+    assert StartHunt(ghost="QS", kind="king") not in GAME.legal_actions(state, 0)
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, 0, StartHunt(ghost="QS", kind="king"))
+
+
+def test_s11_two_red_queens_clear_the_wing_but_not_the_queen() -> None:
+    hands = [["QH"], ["QD", "5H"]]
+    rooms = {"7": "9S", "8": "QS", "9": "4C", "1": "2S"}
+    state = make_state(2, hands=hands, rooms=rooms, pawns=["8", "8"], pile=["6H"])
+    legal = GAME.legal_actions(state, 0)
+    assert StartHunt(ghost=None, kind="wing") in legal
+    GAME.apply(state, 0, StartHunt(kind="wing"))
+    assert GAME.legal_actions(state, 1) == [Offer(card="QD"), Done()]
+    GAME.apply(state, 1, Offer(card="QD"))
+    events = GAME.apply(state, 0, Offer(card="QH"))
+    assert HuntSucceeded(ghosts=["9S", "4C"], cards=["QD", "QH"]) in events
+    assert state.rooms[6:9] == [None, "QS", None] and state.rooms[0] == "2S"
+    assert GAME.result(state) is None
+
+
+def test_s11_no_wing_clear_outside_a_wing_or_without_both_queens() -> None:
+    state = make_state(hands=[["QH", "QD"]], rooms={"10": "3S"}, pawns=["10"])
+    assert StartHunt(kind="wing") not in GAME.legal_actions(state, 0)  # the chapel is in no wing
+    state = make_state(hands=[["QH", "KD"]], rooms={"2": "3S"}, pawns=["2"])
+    assert StartHunt(kind="wing") not in GAME.legal_actions(state, 0)
+    state = make_state(hands=[["QH", "QD"]], rooms={"2": "QS"}, pawns=["2"])
+    assert StartHunt(kind="wing") not in GAME.legal_actions(state, 0)  # nothing but the Queen to clear
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, 0, StartHunt(ghost="QS", kind="wing"))
+
+
+def test_s11_ghosts_on_the_staircase_are_hunted_from_there() -> None:
+    state = make_state(hands=[["5D", "3H"]], staircase=["4C", "2S"], pawns=["staircase"], pile=["AD"])
+    hunts = [a for a in GAME.legal_actions(state, 0) if isinstance(a, StartHunt)]
+    assert hunts == [StartHunt(ghost="4C"), StartHunt(ghost="2S")]
+    GAME.apply(state, 0, StartHunt(ghost="2S"))
+    GAME.apply(state, 0, Offer(card="3H"))
+    assert state.staircase == ["4C"]
+
+
+def test_s11_the_queen_is_worth_every_other_ghost_and_takes_both_red_suits() -> None:
+    rooms = {"3": "QS", "6": "4C", "9": "AS"}
+    state = make_state(hands=[["5D", "3H", "JH"]], rooms=rooms, staircase=["2S"], pawns=["3"])
+    assert GAME.view(state, 0).queen_value == 7
+    GAME.apply(state, 0, StartHunt(ghost="QS"))
+    assert state.hunt is not None and state.hunt.value == 7
+    assert GAME.legal_actions(state, 0) == [Offer(card="5D"), Offer(card="3H"), Done()]
+    GAME.apply(state, 0, Offer(card="5D"))
+    events = GAME.apply(state, 0, Offer(card="3H"))
+    assert events[-2:] == [
+        HuntSucceeded(ghosts=["QS"], cards=["5D", "3H"]),
+        GameOver(won=True, reason="queen_hunted"),
+    ]
+
+
+def test_s11_a_lone_queen_is_worth_nothing_yet_a_hunt_needs_a_card() -> None:
+    state = make_state(hands=[["AH"]], rooms={"3": "QS"}, pawns=["3"])
+    GAME.apply(state, 0, StartHunt(ghost="QS"))
+    GAME.apply(state, 0, Offer(card="AH"))
+    assert state.outcome == "won"
+    state = make_state(hands=[["JH"]], rooms={"3": "QS"}, pawns=["3"])
+    assert not any(isinstance(a, StartHunt) for a in GAME.legal_actions(state, 0))
+
+
+def test_s12_after_a_hunt_a_red_draw_is_discarded() -> None:
+    state = make_state(hands=[["6H"]], rooms={"1": "6S"}, pawns=["1"], pile=["9S", "4D"])
+    GAME.apply(state, 0, StartHunt(ghost="6S"))
+    events = GAME.apply(state, 0, Offer(card="6H"))
+    assert events[-1] == CardDrawn(seat=0, card="4D", destination="discard", public=True, pile_size=1)
+    assert state.discard[-1] == "4D" and state.hands[0] == []
+
+
+def test_s12_after_a_hunt_a_black_draw_appears() -> None:
+    state = make_state(hands=[["6H"]], rooms={"1": "6S"}, pawns=["1"], pile=["2D", "9S"], omen="1")
+    GAME.apply(state, 0, StartHunt(ghost="6S"))
+    events = GAME.apply(state, 0, Offer(card="6H"))
+    assert events[-3:-1] == [
+        CardDrawn(seat=0, card="9S", destination="board", public=True, pile_size=1),
+        GhostAppeared(ghost="9S", location="1"),
+    ]
+    assert state.rooms[0] == "9S" and state.omen == "9"
+
+
+def test_s12_s15_no_card_left_for_the_draw_after_a_hunt_loses() -> None:
+    state = make_state(hands=[["6H"]], rooms={"1": "6S"}, pawns=["1"], pile=[])
+    GAME.apply(state, 0, StartHunt(ghost="6S"))
+    events = GAME.apply(state, 0, Offer(card="6H"))
+    assert events[-1] == GameOver(won=False, reason="pile_empty")
+    assert GAME.result(state) is not None and state.outcome == "lost"
+
+
+def test_s12_no_draw_after_an_abandoned_hunt() -> None:
+    state = make_state(hands=[["6H"]], rooms={"1": "6S"}, pawns=["1"], pile=["2D"])
+    GAME.apply(state, 0, StartHunt(ghost="6S"))
+    assert GAME.apply(state, 0, Done()) == [HunterDone(seat=0), HuntAbandoned(returned=[])]
+    assert state.pile == ["2D"]
+
+
+def test_s15_hunting_the_queen_wins_for_every_seat() -> None:
+    state = make_state(3, hands=[[], ["KD"], []], staircase=["QS", "3C"], pawns=["staircase"] * 3, active=2)
+    GAME.apply(state, 2, StartHunt(ghost="QS"))
+    assert list(GAME.prompts(state)) == [1]
+    GAME.apply(state, 1, Offer(card="KD"))
+    result = GAME.result(state)
+    assert result is not None and result.scores == [1, 1, 1] and result.winners == [0, 1, 2]
+    assert result.seed == state.rng.seed.hex() and GAME.prompts(state) == {}
