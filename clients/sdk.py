@@ -273,6 +273,13 @@ class Client:
             raise ServerError("internal", f"expected accepted or rejected, got {type(reply).__name__}")
         return reply
 
+    def forget(self, table: str) -> None:
+        """Drop what this client keeps of ``table`` (e.g. once its game is over): it is no longer resumed after
+        a reconnect.  The server still counts the table against this connection's limit until it closes."""
+        self.seats.pop(table, None)
+        self.watching.discard(table)
+        self.last_seq.pop(table, None)
+
     async def ping(self) -> float:
         """Round-trip time in seconds."""
         sent = time.perf_counter()
