@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from protocol.messages import Events, Prompts, ServerMsg, Snapshot
+from protocol.messages import Events, ServerMsg, Snapshot
 
 Json = dict[str, Any]
 Check = Callable[[Json, int | None, Json], list[str]]
@@ -107,7 +107,7 @@ class LeakChecker:
         if isinstance(msg, Events):
             for event in msg.events:
                 leaks += self._event(event, self.seat, self.options)
-        if isinstance(msg, Prompts | Snapshot) and msg.view is not None:
+        if isinstance(msg, Events | Snapshot) and msg.view is not None:
             leaks += self._view(msg.view, self.seat, self.options)
         self.found += leaks
         return leaks

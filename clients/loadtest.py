@@ -97,7 +97,8 @@ class LoadBot(SeatBot):
 
     def observe(self, msg: ServerMsg) -> None:
         stats = self.stats
-        stats.messages += 1
+        if stats.recording:
+            stats.messages += 1
         for where in self.checker.check(msg):
             stats.leak(f"seat {self.seat} of {self.table}: {where}")
         if isinstance(msg, Events):

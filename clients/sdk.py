@@ -3,8 +3,8 @@
     async with Client("ws://127.0.0.1:8765") as c:
         table = await c.create("mansion", 4)
         me = await c.join(table, "Ada")
-        async for msg in c:                      # Events, Prompts, Snapshot, GameOver, unsolicited Error
-            if isinstance(msg, Prompts) and msg.legal:
+        async for msg in c:                      # Events, Snapshot, GameOver, unsolicited Error
+            if isinstance(msg, Events | Snapshot) and msg.legal:
                 outcome = await c.act(table, msg.legal[0])   # Accepted | Rejected
 
 Requests are matched to replies by ``ref``.  Table updates reach the iterator exactly once and in ``seq``
@@ -48,7 +48,6 @@ from protocol.messages import (
     ListTables,
     Ping,
     Pong,
-    Prompts,
     Rejected,
     Resume,
     ServerMsg,
@@ -61,7 +60,7 @@ from protocol.messages import (
     Welcome,
 )
 
-TableUpdate = Events | Prompts | Snapshot | GameOver
+TableUpdate = Events | Snapshot | GameOver
 
 
 class ServerError(Exception):
@@ -341,7 +340,7 @@ class Client:
             self.last_seq[msg.table] = msg.seq
         elif isinstance(msg, Snapshot):
             self.last_seq[msg.table] = max(self.last_seq.get(msg.table, 0), msg.seq)
-        elif isinstance(msg, Prompts | GameOver):
+        elif isinstance(msg, GameOver):
             if msg.seq < self.last_seq.get(msg.table, 0):
                 return  # superseded
         elif isinstance(msg, Error):

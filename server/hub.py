@@ -23,7 +23,7 @@ import structlog
 from engine.contract import Game
 from engine.registry import get_game
 from protocol import codec
-from protocol.messages import Events, GameOver, PromptInfo, Prompts, Snapshot
+from protocol.messages import Events, GameOver, PromptInfo, Snapshot
 from server.store import Batch, Record, Store, TableMeta, channel, decode_batch, decode_meta, decode_notice
 
 log = structlog.get_logger("hauntd.hub")
@@ -116,23 +116,24 @@ class Hub:
             self._arm_timer()
 
     def _deliver(self, batches: list[Batch]) -> None:
+        """One ``events`` frame per update and audience; the newest one, during play, carries the prompts (the
+        seat's legal actions and view with them), so an action reaches each audience as a single frame."""
         audiences = set(self.followers.values())
         if not audiences:
             return
+        started = any(b.status == "playing" for b in batches)
+        prompts = self._prompts() if not started else None
         frames: dict[Audience, list[bytes]] = {a: [] for a in audiences}
+        last = batches[-1] if batches else None
         for batch in batches:
             full = self._full_events(batch)
+            now = prompts if batch is last else None
             for audience in audiences:
-                frames[audience].append(self._events_frame(batch, audience, full))
-        started = any(b.status == "playing" for b in batches)
-        over = self.meta.status == "over"
-        tail = [self._game_over_frame()] if over else []
-        prompts = self._prompts()
+                frames[audience].append(self._events_frame(batch, audience, full, now))
+        tail = [self._game_over_frame()] if self.meta.status == "over" else []
         for audience in audiences:
             if started:
                 frames[audience].append(self._snapshot_frame(audience, None))
-            elif self.meta.status == "playing":
-                frames[audience].append(self._prompts_frame(audience, prompts))
             frames[audience].extend(tail)
         for conn, audience in list(self.followers.items()):
             for frame in frames[audience]:
@@ -142,11 +143,26 @@ class Hub:
     def _full_events(self, batch: Batch) -> list[Any]:
         return decode_events(self.game.name, batch.events) if batch.events != _EMPTY else []
 
-    def _events_frame(self, batch: Batch, audience: Audience, full: list[Any]) -> bytes:
+    def _events_frame(
+        self, batch: Batch, audience: Audience, full: list[Any], prompts: list[PromptInfo] | None = None
+    ) -> bytes:
+        """Update ``batch`` for ``audience``; with ``prompts`` (the table is at ``batch.seq``), also the
+        audience's legal actions and view when it must decide."""
         redact = self.game.redact
         events = [r for e in full if (r := redact(e, audience)) is not None]
+        legal = self._legal(audience) if prompts is not None else []
+        view = self.game.view(self.state, audience) if legal else None
         return codec.encode(
-            Events(table=self.table, seq=batch.seq, events=events, seats=batch.seats, status=batch.status)
+            Events(
+                table=self.table,
+                seq=batch.seq,
+                events=events,
+                seats=batch.seats,
+                status=batch.status,
+                prompts=prompts or None,
+                legal=legal,
+                view=view,
+            )
         )
 
     def _legal(self, audience: Audience) -> list[Any]:
@@ -158,11 +174,6 @@ class Hub:
         if self.state is None or self.meta.status != "playing":
             return []
         return prompt_infos(self.game, self.state, self.meta)
-
-    def _prompts_frame(self, audience: Audience, prompts: list[PromptInfo]) -> bytes:
-        legal = self._legal(audience)
-        view = self.game.view(self.state, audience) if legal else None
-        return codec.encode(Prompts(table=self.table, seq=self.seq, prompts=prompts, legal=legal, view=view))
 
     def _snapshot_frame(self, audience: Audience, ref: str | None) -> bytes:
         meta = self.meta

@@ -21,7 +21,7 @@ import msgspec
 from clients.bots.base import Decision, Strategy, get_strategy, strategies
 from clients.sdk import Client, ServerError
 from engine.registry import games
-from protocol.messages import Accepted, Events, GameOver, Prompts, Rejected, ServerMsg, Snapshot
+from protocol.messages import Accepted, Events, GameOver, Rejected, ServerMsg, Snapshot
 
 # Rejections a bot meets through no fault of its own: another seat's simultaneous decision came first.
 HARMLESS = frozenset({"stale"})
@@ -76,14 +76,14 @@ class SeatBot:
             return msg
         if isinstance(msg, Snapshot | Events) and msg.status is not None:
             self.status = msg.status
-        if isinstance(msg, Prompts | Snapshot) and msg.legal:
+        if isinstance(msg, Events | Snapshot) and msg.legal:
             if msg.seq == self.client.last_seq.get(self.table):
                 await self._decide(msg)
         elif self.start and isinstance(msg, Events | Snapshot):
             await self._start_when_full(msg)
         return None
 
-    async def _decide(self, msg: Prompts | Snapshot) -> None:
+    async def _decide(self, msg: Events | Snapshot) -> None:
         prompt = next((p for p in msg.prompts if p.seat == self.seat), None)
         decision = Decision(
             seat=self.seat,

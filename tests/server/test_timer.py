@@ -7,7 +7,7 @@ import contextlib
 
 import redis
 
-from protocol.messages import Prompts, Snapshot
+from protocol.messages import Events, Snapshot
 from server.store import decode_batch, log_key
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq
@@ -36,7 +36,7 @@ async def test_time_outs_apply_the_default_once(start_server: ServerFactory, syn
         with contextlib.suppress(TimeoutError):
             while True:
                 received.append(await players[1].client.recv(timeout=0.2))
-        prompts = [m for m in received if isinstance(m, Prompts)]
-        assert prompts and all(p.deadline for m in prompts for p in m.prompts)
+        prompts = [m for m in received if isinstance(m, Events) and m.prompts is not None]
+        assert prompts and all(p.deadline for m in prompts for p in m.prompts or [])
     finally:
         await close(players)
