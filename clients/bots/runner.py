@@ -84,7 +84,7 @@ class SeatBot:
         return None
 
     async def _decide(self, msg: Events | Snapshot) -> None:
-        prompt = next((p for p in msg.prompts if p.seat == self.seat), None)
+        prompt = next((p for p in msg.prompts or [] if p.seat == self.seat), None)
         decision = Decision(
             seat=self.seat,
             view=msg.view,
