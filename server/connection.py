@@ -1,8 +1,9 @@
 """One WebSocket connection: frame limits, the hello handshake, dispatch, and a bounded send queue.
 
-Frames are read and handled one at a time (a client's commands keep their order).  Everything sent goes
-through a bounded queue drained by a writer task; a client that stops reading fills it and is cut off, so a
-slow reader costs a fixed amount of memory.
+Frames are read and handled one at a time (a client's commands keep their order).  What is sent is written to
+the socket at once while the socket keeps up; behind a backed-up socket it waits in a bounded queue drained by
+a writer task, and a client that stops reading fills it and is cut off, so a slow reader costs a fixed amount
+of memory.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol import codec
 from protocol.errors import Code, ProtocolError
@@ -83,12 +85,25 @@ class Connection:
         self.created = 0
         self.greeted = False
         self.dead = False
+        self.writing = False  # the writer task holds a frame: later ones must queue behind it
         self.log = log.bind(peer=_peer(ws))
 
     # -- sending -----------------------------------------------------------------------------------------
     def send(self, frame: bytes) -> None:
-        """Queue one encoded frame; a full queue means the client is not reading: cut it off."""
+        """Send one encoded frame.  While the socket keeps up it is written at once, with no task switch; once
+        the socket's buffer is past its high-water mark frames wait in the bounded queue for the writer task,
+        and a full queue means the client is not reading: cut it off."""
         if self.dead:
+            return
+        ws = self.ws
+        if (
+            not self.writing
+            and self.queue.empty()
+            and ws.transport.get_write_buffer_size() <= ws.write_limit_high
+            and ws.protocol.state is State.OPEN
+        ):
+            ws.protocol.send_text(frame)
+            ws.send_data()
             return
         try:
             self.queue.put_nowait(frame)
@@ -106,13 +121,16 @@ class Connection:
         self.reply(Error(code=code.value, message=message, ref=ref))
 
     async def _write(self) -> None:
+        """Drain the queue (only used while the socket is backed up), waiting for the socket each time."""
         with contextlib.suppress(ConnectionClosed):
             while True:
                 frame = await self.queue.get()
+                self.writing = True
                 if frame is _CLOSE:
                     await self.ws.close(1009, "too_large")
                     return
                 await self.ws.send(frame, text=True)
+                self.writing = False
 
     # -- the connection's life ---------------------------------------------------------------------------
     async def run(self) -> None:
