@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
@@ -46,6 +47,14 @@ def _events_decoder(game_name: str) -> msgspec.msgpack.Decoder[Any]:
 def decode_events(game_name: str, raw: msgspec.Raw) -> list[Any]:
     events: list[Any] = _events_decoder(game_name).decode(raw)
     return events
+
+
+@dataclass(slots=True)
+class Live:
+    """A change as objects, known to the process that made it: the new game state and the full events."""
+
+    state: Any
+    events: list[Any]
 
 
 def prompt_infos(game: Game[Any, Any, Any], state: Any, meta: TableMeta) -> list[PromptInfo]:
@@ -100,8 +109,9 @@ class Hub:
         self.followers.pop(conn, None)
 
     # -- updates -----------------------------------------------------------------------------------------
-    async def advance(self, record: Record, batch: Batch | None) -> None:
-        """Deliver every update up to ``record.seq`` (``batch`` is its last one when known)."""
+    async def advance(self, record: Record, batch: Batch | None, live: Live | None = None) -> None:
+        """Deliver every update up to ``record.seq`` (``batch`` is its last one when known; ``live`` its state
+        and events as objects, when this process made the change, so nothing is decoded again)."""
         async with self.lock:
             if record.seq <= self.seq:
                 return
@@ -111,13 +121,17 @@ class Hub:
                 batches.append(batch)
             self.note(record)
             self.seq, self.meta = record.seq, record.meta
-            self.state = self.game.decode_state(record.state) if record.state else None
-            self._deliver(batches)
+            if live is not None:
+                self.state = live.state
+            else:
+                self.state = self.game.decode_state(record.state) if record.state else None
+            self._deliver(batches, live.events if live is not None and batch is not None else None)
             self._arm_timer()
 
-    def _deliver(self, batches: list[Batch]) -> None:
+    def _deliver(self, batches: list[Batch], last_events: list[Any] | None = None) -> None:
         """One ``events`` frame per update and audience; the newest one, during play, carries the prompts (the
-        seat's legal actions and view with them), so an action reaches each audience as a single frame."""
+        seat's legal actions and view with them), so an action reaches each audience as a single frame.
+        ``last_events``: the newest update's full events, when already known as objects."""
         audiences = set(self.followers.values())
         if not audiences:
             return
@@ -126,7 +140,7 @@ class Hub:
         frames: dict[Audience, list[bytes]] = {a: [] for a in audiences}
         last = batches[-1] if batches else None
         for batch in batches:
-            full = self._full_events(batch)
+            full = last_events if batch is last and last_events is not None else self._full_events(batch)
             now = prompts if batch is last else None
             for audience in audiences:
                 frames[audience].append(self._events_frame(batch, audience, full, now))
@@ -338,6 +352,8 @@ class Fanout:
         try:
             notice = decode_notice(data)
             batch = decode_batch(notice.batch)
+            if batch.seq <= hub.seq:
+                return  # delivered already (this process made the change)
             record = Record(batch.seq, decode_meta(notice.meta), notice.state)
             await hub.advance(record, batch)
         except Exception:

@@ -13,7 +13,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import structlog
@@ -23,13 +23,23 @@ from engine.fairness import commitment
 from engine.registry import games, get_game
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Act, Create, Join, TableInfo
-from server.hub import Fanout, Hub
+from server.hub import Fanout, Hub, Live
 from server.metrics import Metrics
 from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode
 
 log = structlog.get_logger("hauntd.table")
 
-Change = tuple[TableMeta, bytes | None, Batch]
+
+class Change(NamedTuple):
+    """What a command commits: the new record, the new encoded state (None: unchanged), the logged update,
+    and (for an action) the new state and events as objects, for this process's own followers."""
+
+    meta: TableMeta
+    state: bytes | None
+    batch: Batch
+    live: Live | None = None
+
+
 _ATTEMPTS = 8
 
 
@@ -140,7 +150,7 @@ class TableService:
             names[seat], tokens[seat] = msg.name, digest
             new = msgspec.structs.replace(meta, names=names, tokens=tokens)
             chosen[:] = [seat]
-            return new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
+            return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
         seq = await self._change(hub, build)
         await self.store.set_open(hub.table, hub.latest.meta)
@@ -154,7 +164,7 @@ class TableService:
             names, tokens = list(meta.names), list(meta.tokens)
             names[seat] = tokens[seat] = None
             new = msgspec.structs.replace(meta, names=names, tokens=tokens)
-            return new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
+            return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
         seq = await self._change(hub, build)
         await self.store.set_open(hub.table, hub.latest.meta)
@@ -177,7 +187,8 @@ class TableService:
                 raise ProtocolError(Code.BAD_OPTION, exc.detail) from None
             new = msgspec.structs.replace(meta, status="playing", commitment=commitment(seed, hub.table))
             new.deadlines = deadlines(game, new, {}, state, time.time())
-            return new, game.encode_state(state), Batch(seq=record.seq + 1, at=time.time(), status="playing")
+            batch = Batch(seq=record.seq + 1, at=time.time(), status="playing")
+            return Change(new, game.encode_state(state), batch, Live(state, []))
 
         seq = await self._change(hub, build)
         await self.store.set_open(hub.table, hub.latest.meta)
@@ -240,7 +251,7 @@ class TableService:
             action=msgspec.Raw(encode(action)),
             timeout=timeout,
         )
-        return new, game.encode_state(state), batch
+        return Change(new, game.encode_state(state), batch, Live(state, events))
 
     async def on_deadline(self, table: str, seq: int, seat: int) -> None:
         """A decision's time ran out: apply the rules' default for it, once, whichever process gets there."""
@@ -253,7 +264,7 @@ class TableService:
             return
         action = game.timeout_action(game.decode_state(record.state), seat)
         try:
-            new, state, batch = self._apply(game, record, seat, action, timeout=True)
+            new, state, batch, _ = self._apply(game, record, seat, action, timeout=True)
             committed, fresh = await self.store.commit(table, seq, new, state, batch, f"t:{seq}:{seat}")
         except (Conflict, Missing, ProtocolError):
             return  # the table moved on (or another process timed it out): its new timer is armed
@@ -270,12 +281,13 @@ class TableService:
         refreshed = False
         for _ in range(_ATTEMPTS):
             try:
-                meta, state, batch = build(record)
+                change = build(record)
             except ProtocolError as exc:
                 if refreshed or exc.code is not Code.AUTH:
                     raise
                 record, refreshed = await hub.refresh(), True  # this process may not have seen the seat yet
                 continue
+            meta, state, batch, live = change
             try:
                 seq, fresh = await self.store.commit(hub.table, record.seq, meta, state, batch, command)
             except Conflict:
@@ -283,8 +295,10 @@ class TableService:
                 continue
             except Missing:
                 raise ProtocolError(Code.NOT_FOUND, "the table is gone") from None
-            if fresh:
-                hub.note(Record(seq, meta, state if state is not None else record.state))
+            if fresh:  # this process's followers get the update now, not when its own notice comes back
+                committed = Record(seq, meta, state if state is not None else record.state)
+                hub.note(committed)
+                await hub.advance(committed, batch, live)
             return seq
         raise ProtocolError(Code.BUSY, "the table kept changing; nothing was applied")
 
