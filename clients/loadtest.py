@@ -254,6 +254,9 @@ class Watched:
         self._cpu0 = {name: _cpu_s(pid) for name, pid in self.pids.items()}
         self._t0 = time.perf_counter()
 
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._t0
+
     def cpu_seconds(self) -> dict[str, float]:
         """CPU seconds each process used since ``start``."""
         return {name: _cpu_s(pid) - self._cpu0[name] for name, pid in self.pids.items()}
@@ -365,9 +368,14 @@ def loadtest(
             report["server_rss_mb"] = round(sum(watched.peak_rss.values()), 1)
             report["server_rss_parts_mb"] = {k: round(v, 1) for k, v in watched.peak_rss.items()}
     if baseline == "echo":
-        with echo_server() as url:
-            rate = asyncio.run(echo_rate(url, plan.tables, baseline_seconds))
+        with echo_server() as (url, pid):
+            echo = Watched(pid)
+            echo.start()
+            count = asyncio.run(echo_rate(url, plan.tables, baseline_seconds))
+            cpu = echo.cpu_seconds()
+            rate = count / echo.elapsed()
         report["echo_roundtrips_per_s"] = round(rate, 1)
+        report["echo_cpu_ms_per_roundtrip"] = {k: round(1000 * used / max(1, count), 3) for k, used in cpu.items()}
         report["ratio"] = round(report["actions_per_s"] / rate, 3) if rate else 0.0
     return report
 
