@@ -351,9 +351,9 @@ class Fanout:
     async def _on_notice(self, hub: Hub, data: bytes) -> None:
         try:
             notice = decode_notice(data)
+            if notice.origin and notice.origin == self.store.origin:
+                return  # this process made the change and delivers it itself
             batch = decode_batch(notice.batch)
-            if batch.seq <= hub.seq:
-                return  # delivered already (this process made the change)
             record = Record(batch.seq, decode_meta(notice.meta), notice.state)
             await hub.advance(record, batch)
         except Exception:

@@ -264,12 +264,14 @@ class TableService:
             return
         action = game.timeout_action(game.decode_state(record.state), seat)
         try:
-            new, state, batch, _ = self._apply(game, record, seat, action, timeout=True)
+            new, state, batch, live = self._apply(game, record, seat, action, timeout=True)
             committed, fresh = await self.store.commit(table, seq, new, state, batch, f"t:{seq}:{seat}")
         except (Conflict, Missing, ProtocolError):
             return  # the table moved on (or another process timed it out): its new timer is armed
         if fresh:
-            hub.note(Record(committed, new, state or b""))
+            done = Record(committed, new, state or b"")
+            hub.note(done)
+            await hub.advance(done, batch, live)
             self.metrics.actions.inc()
             log.info("turn_timed_out", table=table, seat=seat, seq=committed)
             if new.status == "over":

@@ -15,6 +15,7 @@ all atomically — so a change is persisted before any process sends a byte of i
 from __future__ import annotations
 
 import asyncio
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,11 +78,13 @@ class Batch(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class Notice(msgspec.Struct, array_like=True):
-    """What the commit publishes: enough for every process to fan the update out without reading Redis."""
+    """What the commit publishes: enough for every process to fan the update out without reading Redis, and
+    which process made the change (that one has delivered it already)."""
 
     batch: bytes
     meta: bytes
     state: bytes
+    origin: str = ""
 
 
 @dataclass(slots=True)
@@ -226,6 +229,7 @@ class Store:
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis: Any = client  # redis-py's reply types are too loose to be useful here
+        self.origin = secrets.token_hex(8)  # names this store's commits in their notices
         self._commit = GroupCommit(client, _COMMIT)
         self._create = client.register_script(_CREATE)
 
@@ -256,7 +260,7 @@ class Store:
         meta_bytes = encode(meta)
         batch_bytes = encode(batch)
         state_bytes = state if state is not None else b""
-        notice = encode(Notice(batch_bytes, meta_bytes, state_bytes))
+        notice = encode(Notice(batch_bytes, meta_bytes, state_bytes, self.origin))
         status, seq = await self._commit(
             [key(table), log_key(table), cmd_key(table)],
             [expected, meta_bytes, state_bytes, batch_bytes, command or "", channel(table), notice, TABLE_TTL],
