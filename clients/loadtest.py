@@ -33,6 +33,7 @@ from clients.leaks import LeakChecker
 from clients.sdk import Client, ConnectionLost, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg
+from server.app import relax_gc
 from server.launch import ServerProcess
 
 GAMES = ("mansion", "spook", "ghost-at-home")
@@ -295,6 +296,7 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
 
     await asyncio.gather(*(connect(slot) for slot in slots))
     connect_s = time.perf_counter() - connecting
+    relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
     stop = asyncio.Event()
     runners = [asyncio.create_task(slot.run(stop)) for slot in slots]
     live = sys.stderr.isatty()
