@@ -69,6 +69,7 @@ class Clock:
         self.seats = seats
         self.sent: dict[int, tuple[float, int]] = {}  # seq → (sent at, sending seat)
         self.seen: dict[int, int] = {}  # seq → how many other seats received it
+        self.heard = time.monotonic()  # when any seat last received anything (the stall watchdog reads it)
 
     def sending(self, seq: int, seat: int, at: float) -> None:
         self.sent.setdefault(seq, (at, seat))
@@ -100,6 +101,7 @@ class LoadBot(SeatBot):
         stats = self.stats
         if stats.recording:
             stats.messages += 1
+        self.clock.heard = time.monotonic()
         for where in self.checker.check(msg):
             stats.leak(f"seat {self.seat} of {self.table}: {where}")
         if isinstance(msg, Events):
@@ -145,6 +147,9 @@ class TableSlot:
         self.clients: list[Client] = []
         self.used = 0  # tables each connection has created or followed (the server limits it)
         self.games = 0
+        self.clock = Clock(plan.seats)
+        self.game: asyncio.Task[None] | None = None
+        self.stalled = False
 
     async def connect(self) -> None:
         self.clients = [
@@ -175,14 +180,14 @@ class TableSlot:
         creator = self.clients[0]
         table = await creator.create(game, self.plan.seats)
         self.used += 2
-        clock = Clock(self.plan.seats)
+        self.clock = clock = Clock(self.plan.seats)
         bots = []
         for i, client in enumerate(self.clients):
             held = await client.join(table, f"bot{i}", i)
             checker = LeakChecker(game, held.seat, {})
             bots.append(LoadBot(self.stats, clock, checker, client, table, held.seat, strategy[i], self.rng))
         await creator.start(table)
-        await asyncio.gather(*(bot.play(self.plan.game_timeout) for bot in bots))
+        await asyncio.gather(*(bot.play() for bot in bots))
         for client in self.clients:
             client.forget(table)
         self.games += 1
@@ -191,13 +196,23 @@ class TableSlot:
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
+            self.game = asyncio.create_task(self.play_game())
             try:
-                await self.play_game()
-            except (ServerError, ConnectionLost, TimeoutError, OSError) as exc:
-                code = exc.code if isinstance(exc, ServerError) else type(exc).__name__
+                await self.game
+            except (ServerError, ConnectionLost, TimeoutError, OSError, asyncio.CancelledError) as exc:
+                if isinstance(exc, asyncio.CancelledError) and not self.stalled:
+                    raise
+                code = exc.code if isinstance(exc, ServerError) else "stalled" if self.stalled else type(exc).__name__
                 self.stats.errors[code] += 1
+                self.stalled = False
                 await self.close()
                 await self.connect()
+
+    def watch(self, limit: float) -> None:
+        """Cancel the game when none of its seats has received anything for ``limit`` seconds."""
+        if self.game is not None and not self.game.done() and time.monotonic() - self.clock.heard > limit:
+            self.stalled = True
+            self.game.cancel()
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
@@ -264,6 +279,13 @@ class Watched:
 
 
 # -- the run -------------------------------------------------------------------------------------------------
+async def _watchdog(slots: list[TableSlot], limit: float) -> None:
+    while True:
+        await asyncio.sleep(1.0)
+        for slot in slots:
+            slot.watch(limit)
+
+
 async def _progress(stats: Stats, started: float, duration: float, live: bool, watched: Watched) -> None:
     last_actions, last_t = 0, time.perf_counter()
     while True:
@@ -299,6 +321,7 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
     stop = asyncio.Event()
     runners = [asyncio.create_task(slot.run(stop)) for slot in slots]
+    runners.append(asyncio.create_task(_watchdog(slots, plan.game_timeout)))
     live = sys.stderr.isatty()
     started = time.perf_counter()
     stats.recording = True
@@ -394,7 +417,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", default="random", help="bot strategy (default: %(default)s, the cheapest)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default: %(default)s)")
     parser.add_argument(
-        "--game-timeout", type=float, default=60.0, help="longest wait for any one message (default: %(default)s)"
+        "--game-timeout",
+        type=float,
+        default=60.0,
+        help="a game whose seats receive nothing for this long counts as stalled (default: %(default)s)",
     )
     parser.add_argument("--baseline", choices=["echo"], default=None, help="also measure a bare websockets echo")
     parser.add_argument(

@@ -29,7 +29,7 @@ import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.frames import Frame, Opcode
-from websockets.protocol import Event
+from websockets.protocol import Event, State
 
 from protocol import codec
 from protocol.messages import (
@@ -192,12 +192,18 @@ class Client:
             self._pending.pop(ref, None)
 
     async def _send(self, msg: ClientMessage) -> None:
-        await self._connected.wait()
+        if not self._connected.is_set():
+            await self._connected.wait()
         ws = self._ws
         if ws is None:
             raise ConnectionLost("not connected")
+        frame = codec.encode(msg)
+        if ws.protocol.state is State.OPEN and ws.transport.get_write_buffer_size() <= ws.write_limit_high:
+            ws.protocol.send_text(frame)  # the socket keeps up: write now, no await
+            ws.send_data()
+            return
         with contextlib.suppress(ConnectionClosed):  # the reconnect re-sends what is still pending
-            await ws.send(codec.encode(msg), text=True)
+            await ws.send(frame, text=True)
 
     async def _expect(self, msg: ClientMessage, kind: type[Any]) -> Any:
         reply = await self._request(msg)
