@@ -383,7 +383,9 @@ def loadtest(
         server: ServerProcess | None = None
         if spawn:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hauntd-load-")))
-            server = ServerProcess(["--log-format", "json", "--data-dir", str(tmp / "data")], tmp / "server.log")
+            # bots play flat out, faster than the per-connection rate limit meant for people allows
+            args = ["--log-format", "json", "--data-dir", str(tmp / "data"), "--rate", "1e6", "--burst", "1000000"]
+            server = ServerProcess(args, tmp / "server.log")
             server.start()
             stack.callback(server.kill, signal.SIGTERM)
             plan.url = server.url

@@ -129,6 +129,7 @@ async def run_bot(
         while not isinstance(first, Snapshot) or first.table != table:
             first = await client.recv(30)
         if game not in ("auto", first.game):
+            await client.leave(table)
             raise ServerError("bad_option", f"table {table} plays {first.game}, not {game}")
         strategy = get_strategy(first.game, strategy_name)
         bot = SeatBot(client, table, held.seat, strategy, random.Random(seed), start=True)
