@@ -18,7 +18,10 @@ from tests.server.conftest import ServerProcess
 HAUNTD = [sys.executable, "-m", "server.cli"]
 
 
-@pytest.mark.parametrize(("game", "strategy"), [("mansion", "random"), ("ghost-at-home", "greedy"), ("spook", "random")])
+PLAYS = [("mansion", "random"), ("ghost-at-home", "greedy"), ("spook", "random")]
+
+
+@pytest.mark.parametrize(("game", "strategy"), PLAYS)
 async def test_bots_play_a_whole_game(server: ServerProcess, game: str, strategy: str) -> None:
     async with Client(server.url) as owner:
         table = await owner.create(game, 3)
