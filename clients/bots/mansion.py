@@ -71,6 +71,8 @@ _KIND_COUNT: Final = len(KINDS)
 _ICON_COUNT: Final = len(ICONS)
 _MEAN_HAUNT: Final = sum(v * n for v, n in HAUNT_COUNTS.items()) / sum(HAUNT_COUNTS.values())
 """Expected value of an unseen Haunt card (M5)."""
+_HAUNT_SQUARE: Final = sum(v * v * n for v, n in HAUNT_COUNTS.items()) / sum(HAUNT_COUNTS.values())
+_HAUNT_VARIANCE: Final = _HAUNT_SQUARE - _MEAN_HAUNT**2
 _EVENT_INDEX: Final = {name: i for i, name in enumerate(EVENT_NAMES)}
 _MUSICIAN_FULL: Final = MUSICIAN_SET**2
 _PAINTING_FULL: Final = PAINTING_SET_SCORES[3]
@@ -82,6 +84,11 @@ _ENDGAME_EVENTS: Final = 4
 # -- tuning -------------------------------------------------------------------------------------------------
 BASE_HAUNT_COST: Final = 0.35
 """Points a Haunt point costs whatever the standings (the M22 tie-break, margin against the unknown)."""
+PENALTY_SLOPE: Final = 0.03
+"""Share of the M20 penalty each Haunt point costs on top of the chance of ending highest: however sure that
+looks, every point shed brings a recovery closer (and every point taken pushes it away)."""
+SPREAD_SCALE: Final = 0.6
+"""Logistic scale per standard deviation of the highest opponent's final Haunt total."""
 RIVAL_WEIGHT: Final = 0.5
 """How much a point taken from (or given to) the leading opponent counts against a point of our own."""
 OTHER_WEIGHT: Final = 0.1
@@ -246,13 +253,15 @@ class _Table:
         hand: list[int] = v["haunt"][seat] or []
         self.hand = hand
         self.total = sum(hand)
-        # opponents' Haunt totals: their card count at the mean value, grown at their own pace so far
+        # opponents' Haunt totals at the end: their cards at the mean value, grown at their own pace so far
         played = max(1.0, v["round"] - 0.5)
         growth = 1 + self.rounds_left / played
-        others = [n * _MEAN_HAUNT * growth for other, n in enumerate(v["haunt_counts"]) if other != seat] or [0.0]
-        self.highest_other = max(others)
-        self.lowest_other = min(others)
-        self.spread = 1.0 + 0.8 * self.rounds_left
+        counts = [n for other, n in enumerate(v["haunt_counts"]) if other != seat] or [0]
+        self.highest_other = max(counts) * _MEAN_HAUNT * growth
+        self.lowest_other = min(counts) * _MEAN_HAUNT * growth
+        # how far that guess may be off: the unseen values, and the draws to come (a sum of random cards)
+        future = self.highest_other * (growth - 1) / growth
+        self.spread = SPREAD_SCALE * math.sqrt(_HAUNT_VARIANCE * max(counts) + _HAUNT_SQUARE / _MEAN_HAUNT * future + 1)
         self.leotas = self.mine[MADAME_LEOTA]
         self.pen = appraise(self.mine, self.p)[1]
         self.base_haunt = self.haunt_utility(self.total)
@@ -274,7 +283,7 @@ class _Table:
         return _sigmoid((total - self.highest_other + 0.5) / self.spread)
 
     def haunt_utility(self, total: float) -> float:
-        value = -self.p_highest(total) * self.pen - BASE_HAUNT_COST * total
+        value = -(self.p_highest(total) + PENALTY_SLOPE * total) * self.pen - BASE_HAUNT_COST * total
         if self.leotas:
             lowest = _sigmoid((self.lowest_other - total - 0.5) / self.spread)
             value += self.leotas * (LEOTA_LOWEST - LEOTA_DEFAULT) * lowest
