@@ -89,6 +89,8 @@ PENALTY_SLOPE: Final = 0.03
 looks, every point shed brings a recovery closer (and every point taken pushes it away)."""
 SPREAD_SCALE: Final = 0.6
 """Logistic scale per standard deviation of the highest opponent's final Haunt total."""
+MIN_HAUNT_PACE: Final = 1.0
+"""Haunt points an opponent is expected to gain per round at the least."""
 RIVAL_WEIGHT: Final = 0.5
 """How much a point taken from (or given to) the leading opponent counts against a point of our own."""
 OTHER_WEIGHT: Final = 0.1
@@ -96,6 +98,8 @@ OTHERS_HAUNT_WEIGHT: Final = 0.15
 """Points per Haunt card a ghost move sends to another seat (it may push them above us, M20)."""
 GROOM_DRAW_VALUE: Final = 3.0
 """What the Groom's free Ghost card (M6) is worth on average."""
+TRAVEL_COST: Final = 0.05
+"""A tie-break against moving or rotating for nothing: of two equal plans, the one that gets there sooner."""
 
 
 def _sigmoid(x: float) -> float:
@@ -253,15 +257,21 @@ class _Table:
         hand: list[int] = v["haunt"][seat] or []
         self.hand = hand
         self.total = sum(hand)
-        # opponents' Haunt totals at the end: their cards at the mean value, grown at their own pace so far
+        # opponents' Haunt totals at the end: their cards at the mean value, and more at their own pace so far
+        # (at least a typical pace)
         played = max(1.0, v["round"] - 0.5)
-        growth = 1 + self.rounds_left / played
-        counts = [n for other, n in enumerate(v["haunt_counts"]) if other != seat] or [0]
-        self.highest_other = max(counts) * _MEAN_HAUNT * growth
-        self.lowest_other = min(counts) * _MEAN_HAUNT * growth
+        finals = [
+            n * _MEAN_HAUNT * (1 + self.rounds_left / played) + self.rounds_left * MIN_HAUNT_PACE
+            for other, n in enumerate(v["haunt_counts"])
+            if other != seat
+        ] or [0.0]
+        top = max(range(len(finals)), key=finals.__getitem__)
+        self.highest_other = finals[top]
+        self.lowest_other = min(finals)
         # how far that guess may be off: the unseen values, and the draws to come (a sum of random cards)
-        future = self.highest_other * (growth - 1) / growth
-        self.spread = SPREAD_SCALE * math.sqrt(_HAUNT_VARIANCE * max(counts) + _HAUNT_SQUARE / _MEAN_HAUNT * future + 1)
+        known = [n for other, n in enumerate(v["haunt_counts"]) if other != seat] or [0]
+        future = self.highest_other - known[top] * _MEAN_HAUNT
+        self.spread = SPREAD_SCALE * math.sqrt(_HAUNT_VARIANCE * known[top] + _HAUNT_SQUARE / _MEAN_HAUNT * future + 1)
         self.leotas = self.mine[MADAME_LEOTA]
         self.pen = appraise(self.mine, self.p)[1]
         self.base_haunt = self.haunt_utility(self.total)
@@ -503,10 +513,10 @@ class _Turn:
             return self.seance_end(0, False) if pos == SEANCE else -self.end_cost[(pos + rotation) % ROOM_COUNT]
         if kind == "move":
             long_move = self.long_move and (pos == SEANCE or action["to"] == SEANCE or abs(action["to"] - pos) == 1)
-            return self.plan(action["to"], rotation, budget - 1, self.free_rotate, long_move)
+            return self.plan(action["to"], rotation, budget - 1, self.free_rotate, long_move) - TRAVEL_COST
         if kind == "rotate":
             cost = 0 if self.free_rotate else 1
-            return self.plan(pos, action["r"], budget - cost, False, self.long_move)
+            return self.plan(pos, action["r"], budget - cost, False, self.long_move) - TRAVEL_COST
         if kind == "collect":
             card = KIND_INDEX[action["card"]]
             room = (pos + rotation) % ROOM_COUNT
