@@ -82,6 +82,10 @@ _ENDGAME_EVENTS: Final = 4
 
 
 # -- tuning -------------------------------------------------------------------------------------------------
+PROMISE_CAP: Final = 0.5
+PROMISE_ROUNDS: Final = 2.0
+"""An unfinished set gets its next card before the end with chance ``PROMISE_CAP * (1 - exp(-R / PROMISE_ROUNDS))``
+with R rounds left."""
 BASE_HAUNT_COST: Final = 0.35
 """Points a Haunt point costs whatever the standings (the M22 tie-break, margin against the unknown)."""
 PENALTY_SLOPE: Final = 0.03
@@ -251,7 +255,7 @@ class _Table:
             self.rounds_left = (left + 1) / 2
             self.final_next = 1 / max(left, 1)
         # chance an unfinished set gets its next card before the end
-        self.p = min(0.8, 1 - math.exp(-self.rounds_left / 2))
+        self.p = PROMISE_CAP * (1 - math.exp(-self.rounds_left / PROMISE_ROUNDS))
         self.collections = [_counts(names) for names in v["collections"]]
         self.mine = self.collections[seat]
         hand: list[int] = v["haunt"][seat] or []
