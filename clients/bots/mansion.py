@@ -539,9 +539,10 @@ class _Turn:
 
 
 def duel_bid(t: _Table, other: int, card: int, challenger: bool) -> tuple[float, int]:
-    """M17: the best dial against a dial uniform over 0–3, and its expected gain over bidding nothing.  The card
-    is worth what it adds to (or keeps in) our collection plus, weighted, what it takes from (or keeps from) the
-    other seat; each seat draws as many Haunt cards as it bids."""
+    """M17: the expected value of the best dial against a dial uniform over 0–3, and that dial.  The value is the
+    chance of holding the card after the reveal (a tie leaves it with its owner) times its stake, less the Haunt
+    cards the dial draws; the stake is what the card adds to (or keeps in) our collection plus, weighted, what it
+    takes from (or keeps from) the other seat.  A card taken in a duel has no effect."""
     if challenger:
         mine = t.card_gain(t.mine, card)
         theirs = _plus(t.collections[other], card, -1)
@@ -551,7 +552,7 @@ def duel_bid(t: _Table, other: int, card: int, challenger: bool) -> tuple[float,
     stake = mine + t.weights[other] * (appraise(_plus(theirs, card), t.p)[0] - appraise(theirs, t.p)[0])
     best = (_NEVER, 0)
     for bid in range(4):
-        wins = bid if challenger else bid + 1  # a tie leaves the card with its owner
+        wins = bid if challenger else bid + 1
         best = max(best, (wins / 4 * stake - t.draw_cost(bid), bid))
     return best
 
