@@ -9,20 +9,30 @@ class Code(StrEnum):
     """Why a frame or command was refused.  Values are the strings sent on the wire."""
 
     MALFORMED = "malformed"  # not a JSON object, bad UTF-8, binary frame
-    UNKNOWN_TYPE = "unknown_type"  # "type" names no message
-    BAD_FIELD = "bad_field"  # a field missing, of the wrong type, or unknown
+    UNKNOWN_TYPE = "unknown_type"  # "type" missing or naming no message
+    BAD_FIELD = "bad_field"  # a field missing, of the wrong type or range, or unknown
     VERSION = "version"  # protocol version not spoken here, or no hello yet
     AUTH = "auth"  # bad seat token, or acting for a seat that is not yours
     NOT_YOUR_TURN = "not_your_turn"  # the seat owes no decision now
-    ILLEGAL_MOVE = "illegal_move"  # the rules forbid that action now
-    STALE = "stale"  # the command named a table version that is no longer current
+    ILLEGAL_MOVE = "illegal_move"  # the rules forbid that action now (or it is not one of the game's actions)
+    STALE = "stale"  # the command named a table seq that is no longer current
     TABLE_FULL = "table_full"  # no free seat, or the chosen seat is taken
-    NOT_FOUND = "not_found"  # no such table (or a private one you did not name)
+    NOT_FOUND = "not_found"  # no such table
     ALREADY_STARTED = "already_started"  # join, leave or start after the game started
-    NOT_STARTED = "not_started"  # act before the game started
+    NOT_STARTED = "not_started"  # act before the game started, or start with a seat still free
     GAME_OVER = "game_over"  # act after the game ended
     BAD_OPTION = "bad_option"  # unknown game, bad seat count or bad table option
     RATE_LIMITED = "rate_limited"  # too many messages per second
-    TOO_LARGE = "too_large"  # frame over the size limit
-    LIMIT = "limit"  # a per-connection or per-IP limit (tables, connections)
+    TOO_LARGE = "too_large"  # frame over the size limit (the connection is then closed)
+    LIMIT = "limit"  # a per-connection limit (tables followed by one connection)
+    BUSY = "busy"  # the table kept changing under the command; nothing was applied, try again
     INTERNAL = "internal"  # a server fault; the command was not applied
+
+
+class ProtocolError(Exception):
+    """A refusal carrying its wire code; raised anywhere below the connection and turned into a reply."""
+
+    def __init__(self, code: Code, message: str = "") -> None:
+        super().__init__(f"{code.value}: {message}" if message else code.value)
+        self.code = code
+        self.message = message or code.value

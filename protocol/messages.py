@@ -2,48 +2,56 @@
 
 Client → server messages may carry ``ref`` (any short string); the server echoes it on the direct reply or
 error so a client can match them.  ``act`` carries ``cmd``, the client's command id: a command retried with the
-same id (after a reconnect, say) is applied at most once and answered with the original outcome.
+same id (after a reconnect, say) is applied at most once and answered with the original ``seq``.
 
-Server → client table updates are sequenced: every committed change of a table is one ``events`` message with
-the table's next ``seq`` (1, 2, 3 … gapless), redacted for its audience.  ``prompts``, ``snapshot`` and
-``game_over`` describe the state *as of* a ``seq`` and are not themselves sequenced.
+Server → client table updates are sequenced: every committed change of a table (a seat taken or given back, the
+start, one applied action with all its events) is one ``events`` message with the table's next ``seq``
+(1, 2, 3 … gapless), redacted for its audience.  ``prompts``, ``snapshot`` and ``game_over`` describe the table
+*as of* a ``seq`` and are not themselves sequenced.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 PROTOCOL_VERSION = 1
-MAX_NAME = 32
+
+TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+Ref = Annotated[str, msgspec.Meta(max_length=64)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+CmdId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Token = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Seq = Annotated[int, msgspec.Meta(ge=0)]
 
 
 class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
-    ref: str | None = None
+    ref: Ref | None = None
 
 
 # -- client → server --------------------------------------------------------------------------------------
 class Hello(ClientMessage, tag="hello"):
-    """First message of every connection.  ``token``+``table``+``last_seq`` resume a seat at once."""
+    """First message of every connection.  ``table`` + ``token`` (+ ``last_seq``) also resume that seat."""
 
     version: int
-    client: str = ""
-    table: str | None = None
-    token: str | None = None
-    last_seq: int = 0
+    client: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    table: TableId | None = None
+    token: Token | None = None
+    last_seq: Seq = 0
 
 
 class Create(ClientMessage, tag="create"):
-    """Create a table.  ``options`` are the game's own (e.g. Spook's ``open_hands``); ``turn_seconds`` is the
-    per-decision time limit (none by default); ``bots`` fills that many seats with server-run bots."""
+    """Create a table (the creator does not sit down: ``join`` next).  ``options`` are the game's own;
+    ``turn_seconds`` is the per-decision time limit (none by default); ``bots`` fills that many seats with
+    server-run bots."""
 
     game: str
     seats: int
     options: dict[str, Any] = {}
     private: bool = False
-    turn_seconds: float | None = None
-    bots: int = 0
+    turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
+    bots: Annotated[int, msgspec.Meta(ge=0)] = 0
     bot_strategy: str = "greedy"
 
 
@@ -56,50 +64,51 @@ class ListTables(ClientMessage, tag="list"):
 class Join(ClientMessage, tag="join"):
     """Take a seat (``seat`` or the first free one) before the game starts."""
 
-    table: str
-    name: str
-    seat: int | None = None
+    table: TableId
+    name: Name
+    seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class Leave(ClientMessage, tag="leave"):
     """Give a seat back before the game starts."""
 
-    table: str
-    token: str
+    table: TableId
+    token: Token
 
 
 class Watch(ClientMessage, tag="watch"):
-    """Follow a table as a spectator (public information only)."""
+    """Follow a table as a spectator (public information only).  With ``last_seq`` the server first sends
+    every ``events`` after it; without, only the snapshot."""
 
-    table: str
-    last_seq: int = 0
+    table: TableId
+    last_seq: Seq | None = None
 
 
 class Start(ClientMessage, tag="start"):
     """Start the game once every seat is taken; any seated player may."""
 
-    table: str
-    token: str
+    table: TableId
+    token: Token
 
 
 class Act(ClientMessage, tag="act"):
     """One engine action (the game's own JSON, see PROTOCOL.md) for the seat this token holds.
 
-    ``version``, if given, must equal the table's current version or the command is rejected as stale."""
+    ``seq``, if given, must equal the table's current ``seq`` or the command is rejected as ``stale``."""
 
-    table: str
-    token: str
-    cmd: str
+    table: TableId
+    token: Token
+    cmd: CmdId
     action: dict[str, Any]
-    version: int | None = None
+    seq: Seq | None = None
 
 
 class Resume(ClientMessage, tag="resume"):
-    """Resume a seat after a reconnect: the server sends every ``events`` after ``last_seq``, then live ones."""
+    """Resume a seat after a reconnect: every ``events`` after ``last_seq``, a snapshot, then live updates."""
 
-    table: str
-    token: str
-    last_seq: int = 0
+    table: TableId
+    token: Token
+    last_seq: Seq = 0
 
 
 class Ping(ClientMessage, tag="ping"):
@@ -117,13 +126,21 @@ class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, omit_default
 class Limits(msgspec.Struct, kw_only=True):
     max_frame_bytes: int
     messages_per_second: float
+    burst: int
     max_tables_per_connection: int
+
+
+class GameInfo(msgspec.Struct, kw_only=True):
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
 
 
 class Welcome(ServerMessage, tag="welcome"):
     version: int
     server: str
-    games: list[str]
+    games: list[GameInfo]
     limits: Limits
     ref: str | None = None
 
@@ -153,11 +170,19 @@ class Joined(ServerMessage, tag="joined"):
     table: str
     seat: int
     token: str
+    seq: int
     ref: str | None = None
 
 
 class Left(ServerMessage, tag="left"):
     table: str
+    seq: int
+    ref: str | None = None
+
+
+class Started(ServerMessage, tag="started"):
+    table: str
+    seq: int
     ref: str | None = None
 
 
@@ -184,7 +209,6 @@ class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     seat: int
     name: str | None = None  # None: free
     bot: bool = False
-    away: bool = False
 
 
 class PromptInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -197,12 +221,14 @@ class PromptInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class Events(ServerMessage, tag="events"):
-    """Table update ``seq``: the events of one committed change, as this connection's audience may see them."""
+    """Table update ``seq``: the game events of one committed change as this connection's audience may see
+    them; ``seats`` is the new seating when it changed, ``status`` the new status when it changed."""
 
     table: str
     seq: int
-    version: int
-    events: list[Any]
+    events: list[Any] = []
+    seats: list[SeatInfo] | None = None
+    status: str | None = None
 
 
 class Prompts(ServerMessage, tag="prompts"):
@@ -210,26 +236,27 @@ class Prompts(ServerMessage, tag="prompts"):
 
     table: str
     seq: int
-    version: int
     prompts: list[PromptInfo]
     legal: list[Any] = []
 
 
 class Snapshot(ServerMessage, tag="snapshot"):
-    """The whole table as your audience may see it, as of ``seq``; ``seat`` is null for a spectator."""
+    """The whole table as your audience may see it, as of ``seq``; ``seat`` is absent for a spectator,
+    ``view`` until the game starts."""
 
     table: str
     game: str
     seq: int
-    version: int
     status: str
     seats: list[SeatInfo]
+    private: bool = False
     seat: int | None = None
     commitment: str | None = None
+    turn_seconds: float | None = None
     view: Any = None
     prompts: list[PromptInfo] = []
     legal: list[Any] = []
-    turn_seconds: float | None = None
+    ref: str | None = None
 
 
 class GameOver(ServerMessage, tag="game_over"):
@@ -247,7 +274,7 @@ class Pong(ServerMessage, tag="pong"):
 
 
 class Error(ServerMessage, tag="error"):
-    """A frame that was not a valid command, or a refused non-``act`` request."""
+    """A frame that was not a valid command, or a refused request other than ``act``."""
 
     code: str
     message: str
@@ -260,6 +287,7 @@ ServerMsg = (
     | Created
     | Joined
     | Left
+    | Started
     | Accepted
     | Rejected
     | Events

@@ -8,7 +8,9 @@ import sys
 
 # name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, bot strength)"),
+    "serve": ("server.serve", "run the WebSocket server (embedded Valkey unless --redis-url / REDIS_URL)"),
+    "schema": ("protocol.schema", "print the JSON Schema of the wire protocol, or of one game's actions and events"),
+    "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, round-trip latency)"),
 }
 
 

@@ -1,0 +1,386 @@
+"""The async Python client of the hauntd protocol: the only code in ``clients/`` that knows the socket.
+
+    async with Client("ws://127.0.0.1:8765") as c:
+        table = await c.create("mansion", 4)
+        me = await c.join(table, "Ada")
+        async for msg in c:                      # Events, Prompts, Snapshot, GameOver, unsolicited Error
+            if isinstance(msg, Prompts) and msg.legal:
+                outcome = await c.act(table, msg.legal[0])   # Accepted | Rejected
+
+Requests are matched to replies by ``ref``.  Table updates reach the iterator exactly once and in ``seq``
+order: after a dropped connection the client reconnects with backoff, resumes every seat it holds and every
+table it watches from the last ``seq`` it delivered, and re-sends unanswered actions with their original
+command ids (the server applies a command at most once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import random
+import secrets
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from protocol import codec
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Accepted,
+    Act,
+    ClientMessage,
+    Create,
+    Created,
+    Error,
+    Events,
+    GameOver,
+    Hello,
+    Join,
+    Joined,
+    Leave,
+    Left,
+    ListTables,
+    Ping,
+    Pong,
+    Prompts,
+    Rejected,
+    Resume,
+    ServerMsg,
+    Snapshot,
+    Start,
+    Started,
+    TableInfo,
+    Tables,
+    Watch,
+    Welcome,
+)
+
+TableUpdate = Events | Prompts | Snapshot | GameOver
+
+
+class ServerError(Exception):
+    """The server refused a request: ``code`` is from the catalogue in ``protocol/errors.py``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class ConnectionLost(ConnectionError):
+    """The connection dropped before the reply came (and the request is not safe to repeat)."""
+
+
+@dataclass
+class Seat:
+    table: str
+    seat: int
+    token: str
+
+
+def to_builtins(value: Any) -> Any:
+    """An action given as a ``msgspec.Struct`` (e.g. one of the engine's) as the JSON object the wire wants."""
+    return msgspec.to_builtins(value) if isinstance(value, msgspec.Struct) else value
+
+
+class Client:
+    """One connection to a hauntd server, reconnecting by itself until ``close()``."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        client: str = "hauntd-sdk",
+        reconnect: bool = True,
+        backoff: tuple[float, float] = (0.05, 5.0),
+        request_timeout: float = 15.0,
+    ) -> None:
+        self.url = url
+        self.client_name = client
+        self.reconnect = reconnect
+        self.backoff = backoff
+        self.request_timeout = request_timeout
+        self.welcome: Welcome | None = None
+        self.seats: dict[str, Seat] = {}  # table → the seat this client holds there
+        self.watching: set[str] = set()
+        self.last_seq: dict[str, int] = {}  # table → last seq delivered to the application
+        self.reconnects = 0
+        self.gaps = 0  # updates that arrived out of order and forced a resync (a correct server sends none)
+        self._ws: ClientConnection | None = None
+        self._refs = itertools.count(1)
+        self._pending: dict[str, tuple[asyncio.Future[Any], ClientMessage]] = {}
+        self._inbox: asyncio.Queue[ServerMsg | BaseException] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+        self._connected = asyncio.Event()
+        self._closing = False
+
+    # -- life cycle --------------------------------------------------------------------------------------
+    async def connect(self) -> Welcome:
+        """Open the connection and say hello; raises ``ServerError`` (e.g. ``version``) or ``OSError``."""
+        await self._open()
+        self._reader = asyncio.create_task(self._read_loop())
+        assert self.welcome is not None
+        return self.welcome
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+        self._fail_pending(ConnectionLost("client closed"), everything=True)
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _open(self) -> None:
+        ws = await connect(self.url, max_size=None, open_timeout=10, ping_interval=20, ping_timeout=20)
+        await ws.send(codec.encode(Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")), text=True)
+        reply = codec.decode_server(await asyncio.wait_for(ws.recv(), self.request_timeout))
+        if isinstance(reply, Error):
+            await ws.close()
+            raise ServerError(reply.code, reply.message)
+        if not isinstance(reply, Welcome):
+            await ws.close()
+            raise ServerError("internal", f"expected welcome, got {type(reply).__name__}")
+        self.welcome = reply
+        self._ws = ws
+        self._connected.set()
+
+    # -- requests ----------------------------------------------------------------------------------------
+    async def _request(self, msg: ClientMessage, *, timeout: float | None = None) -> Any:
+        ref = msg.ref or str(next(self._refs))
+        msg = msgspec.structs.replace(msg, ref=ref)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[ref] = (future, msg)
+        try:
+            await self._send(msg)
+            return await asyncio.wait_for(asyncio.shield(future), timeout or self.request_timeout)
+        finally:
+            self._pending.pop(ref, None)
+
+    async def _send(self, msg: ClientMessage) -> None:
+        await self._connected.wait()
+        ws = self._ws
+        if ws is None:
+            raise ConnectionLost("not connected")
+        with contextlib.suppress(ConnectionClosed):  # the reconnect re-sends what is still pending
+            await ws.send(codec.encode(msg), text=True)
+
+    async def _expect(self, msg: ClientMessage, kind: type[Any]) -> Any:
+        reply = await self._request(msg)
+        if isinstance(reply, Error):
+            raise ServerError(reply.code, reply.message)
+        if not isinstance(reply, kind):
+            raise ServerError("internal", f"expected {kind.__name__}, got {type(reply).__name__}")
+        return reply
+
+    async def create(
+        self,
+        game: str,
+        seats: int,
+        *,
+        options: dict[str, Any] | None = None,
+        private: bool = False,
+        turn_seconds: float | None = None,
+        bots: int = 0,
+        bot_strategy: str = "greedy",
+    ) -> str:
+        """Create a table; returns its id.  The creator is not seated: ``join`` next."""
+        msg = Create(
+            game=game,
+            seats=seats,
+            options=options or {},
+            private=private,
+            turn_seconds=turn_seconds,
+            bots=bots,
+            bot_strategy=bot_strategy,
+        )
+        reply: Created = await self._expect(msg, Created)
+        return reply.table
+
+    async def list_tables(self, game: str | None = None) -> list[TableInfo]:
+        reply: Tables = await self._expect(ListTables(game=game), Tables)
+        return reply.tables
+
+    async def join(self, table: str, name: str, seat: int | None = None) -> Seat:
+        """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator."""
+        reply: Joined = await self._expect(Join(table=table, name=name, seat=seat), Joined)
+        held = Seat(reply.table, reply.seat, reply.token)
+        self.seats[table] = held
+        self.last_seq.setdefault(table, 0)
+        return held
+
+    async def leave(self, table: str) -> int:
+        reply: Left = await self._expect(Leave(table=table, token=self.seats[table].token), Left)
+        del self.seats[table]
+        return reply.seq
+
+    async def watch(self, table: str) -> Snapshot:
+        """Follow a table as a spectator; returns its snapshot (also delivered on the iterator)."""
+        self.watching.add(table)
+        try:
+            snapshot: Snapshot = await self._expect(Watch(table=table, last_seq=self.last_seq.get(table)), Snapshot)
+        except BaseException:
+            self.watching.discard(table)
+            raise
+        return snapshot
+
+    async def start(self, table: str) -> int:
+        reply: Started = await self._expect(Start(table=table, token=self.seats[table].token), Started)
+        return reply.seq
+
+    async def resume(self, table: str, token: str, seat: int | None = None) -> Snapshot:
+        """Take up a seat held elsewhere (its token), from the last seq this client delivered."""
+        snapshot: Snapshot = await self._expect(
+            Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0)), Snapshot
+        )
+        self.seats[table] = Seat(table, snapshot.seat if snapshot.seat is not None else -1, token)
+        return snapshot
+
+    async def act(
+        self, table: str, action: Any, *, cmd: str | None = None, seq: int | None = None
+    ) -> Accepted | Rejected:
+        """Send one engine action (a dict or the engine's struct) for the seat held at ``table``.  ``cmd``
+        defaults to a fresh id; the call survives reconnects and is applied at most once.  With ``seq`` the
+        server rejects the action as ``stale`` unless the table is still at that seq."""
+        msg = Act(
+            table=table,
+            token=self.seats[table].token,
+            cmd=cmd or secrets.token_hex(8),
+            action=to_builtins(action),
+            seq=seq,
+        )
+        reply = await self._request(msg)
+        if isinstance(reply, Error):
+            return Rejected(table=table, cmd=msg.cmd, code=reply.code, message=reply.message, ref=reply.ref)
+        if not isinstance(reply, Accepted | Rejected):
+            raise ServerError("internal", f"expected accepted or rejected, got {type(reply).__name__}")
+        return reply
+
+    async def ping(self) -> float:
+        """Round-trip time in seconds."""
+        sent = time.perf_counter()
+        await self._expect(Ping(), Pong)
+        return time.perf_counter() - sent
+
+    # -- the stream of table updates ---------------------------------------------------------------------
+    async def recv(self, timeout: float | None = None) -> ServerMsg:
+        """The next table update (or unsolicited error); raises ``TimeoutError`` or what ended the client."""
+        item = await asyncio.wait_for(self._inbox.get(), timeout)
+        if isinstance(item, BaseException):
+            self._inbox.put_nowait(item)  # keep raising it
+            raise item
+        return item
+
+    def __aiter__(self) -> AsyncIterator[ServerMsg]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[ServerMsg]:
+        while True:
+            yield await self.recv()
+
+    # -- reading, reconnecting ---------------------------------------------------------------------------
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                ws = self._ws
+                assert ws is not None
+                try:
+                    async for frame in ws:
+                        self._dispatch(codec.decode_server(frame))
+                except ConnectionClosed:
+                    pass
+                self._connected.clear()
+                self._ws = None
+                if self._closing or not self.reconnect:
+                    raise ConnectionLost("connection closed")
+                await self._reconnect()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            self._fail_pending(exc, everything=True)
+            self._inbox.put_nowait(exc)
+
+    def _dispatch(self, msg: ServerMsg) -> None:
+        ref = getattr(msg, "ref", None)
+        if ref is not None and ref in self._pending:
+            future = self._pending[ref][0]
+            if not future.done():
+                future.set_result(msg)
+        if isinstance(msg, Events):
+            last = self.last_seq.get(msg.table, 0)
+            if msg.seq <= last:
+                return  # already delivered (a resume overlaps what arrived before the drop)
+            if msg.seq > last + 1:
+                self.gaps += 1
+                self._resync(msg.table)
+                return
+            self.last_seq[msg.table] = msg.seq
+        elif isinstance(msg, Snapshot):
+            self.last_seq[msg.table] = max(self.last_seq.get(msg.table, 0), msg.seq)
+        elif isinstance(msg, Prompts | GameOver):
+            if msg.seq < self.last_seq.get(msg.table, 0):
+                return  # superseded
+        elif isinstance(msg, Error):
+            if ref is not None:
+                return  # the reply to a request: not an update
+        else:
+            return  # replies (welcome, joined, accepted …) only resolve their request
+        self._inbox.put_nowait(msg)
+
+    def _resync(self, table: str) -> None:
+        """A gap in a table's seqs (never expected from a correct server): ask for what is missing."""
+        seat = self.seats.get(table)
+        msg: ClientMessage
+        if seat is not None:
+            msg = Resume(table=table, token=seat.token, last_seq=self.last_seq.get(table, 0))
+        else:
+            msg = Watch(table=table, last_seq=self.last_seq.get(table, 0))
+        task = asyncio.ensure_future(self._send(msg))
+        task.add_done_callback(lambda t: t.exception())
+
+    async def _reconnect(self) -> None:
+        delay = self.backoff[0]
+        self._fail_pending(ConnectionLost("connection dropped"), everything=False)
+        while not self._closing:
+            await asyncio.sleep(delay * (0.5 + random.random()))
+            delay = min(self.backoff[1], delay * 2)
+            try:
+                await self._open()
+            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError, ServerError):
+                continue
+            self.reconnects += 1
+            ws = self._ws
+            assert ws is not None
+            try:
+                for table, seat in self.seats.items():
+                    resume = Resume(table=table, token=seat.token, last_seq=self.last_seq.get(table, 0))
+                    await ws.send(codec.encode(resume), text=True)
+                for table in self.watching:
+                    await ws.send(codec.encode(Watch(table=table, last_seq=self.last_seq.get(table, 0))), text=True)
+                for _, msg in list(self._pending.values()):
+                    await ws.send(codec.encode(msg), text=True)
+            except ConnectionClosed:
+                continue  # the read loop notices and reconnects again
+            return
+
+    def _fail_pending(self, exc: BaseException, *, everything: bool) -> None:
+        """Fail requests waiting for a reply; actions survive a reconnect (they are re-sent) unless
+        ``everything``."""
+        for future, msg in list(self._pending.values()):
+            if not future.done() and (everything or not isinstance(msg, Act | Ping | ListTables)):
+                future.set_exception(exc)

@@ -1,0 +1,121 @@
+"""The server process: settings, the pieces wired together, and the WebSocket listener."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis.asyncio as aioredis
+import structlog
+from websockets.asyncio.server import ServerConnection, serve
+
+from engine.registry import games
+from protocol.messages import PROTOCOL_VERSION, GameInfo, Limits, Welcome
+from server import http
+from server.connection import Connection
+from server.hub import Fanout
+from server.metrics import Metrics
+from server.service import TableService
+from server.store import Store
+
+log = structlog.get_logger("hauntd.server")
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    max_frame_bytes: int = 64 * 1024
+    messages_per_second: float = 50.0
+    burst: int = 100
+    max_tables: int = 32
+    send_queue: int = 512
+    web_root: Path = http.WEB_ROOT
+
+
+class App:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.server_id = f"hauntd-{secrets.token_hex(3)}"
+        self.metrics = Metrics()
+        self.redis = aioredis.from_url(settings.redis_url, max_connections=64)
+        self.store = Store(self.redis)
+        self.service = TableService(self.store, self.metrics)
+        self.fanout = Fanout(self.store, self.redis, self.service.on_deadline)
+        self.service.fanout = self.fanout
+        self._welcome_games = [
+            GameInfo(name=g.name, title=g.title, min_seats=g.min_seats, max_seats=g.max_seats) for g in games().values()
+        ]
+        self._limits = Limits(
+            max_frame_bytes=settings.max_frame_bytes,
+            messages_per_second=settings.messages_per_second,
+            burst=settings.burst,
+            max_tables_per_connection=settings.max_tables,
+        )
+
+    def welcome(self, ref: str | None) -> Welcome:
+        return Welcome(
+            version=PROTOCOL_VERSION, server=self.server_id, games=self._welcome_games, limits=self._limits, ref=ref
+        )
+
+    async def healthy(self) -> bool:
+        try:
+            return bool(await asyncio.wait_for(self.redis.ping(), 1.0))
+        except Exception:
+            return False
+
+    async def handle(self, ws: ServerConnection) -> None:
+        await Connection(ws, self).run()
+
+    async def run(self, stop: asyncio.Future[None]) -> None:
+        await self.redis.ping()
+        await self.fanout.start()
+        self.metrics.tables.set_function(lambda: len(self.fanout.hubs))
+        try:
+            async with serve(
+                self.handle,
+                self.settings.host,
+                self.settings.port,
+                process_request=http.handler(self, self.settings.web_root),
+                max_size=4 * self.settings.max_frame_bytes,
+                max_queue=8,
+                ping_interval=20,
+                ping_timeout=20,
+                server_header=f"hauntd/{PROTOCOL_VERSION}",
+            ) as server:
+                ports = [s.getsockname()[1] for s in server.sockets]
+                log.info("listening", host=self.settings.host, ports=ports, server=self.server_id, games=list(games()))
+                await stop
+                log.info("stopping", server=self.server_id)
+        finally:
+            await self.fanout.close()
+            with contextlib.suppress(Exception):
+                await self.redis.aclose()
+
+
+def _finish(stop: asyncio.Future[None]) -> None:
+    if not stop.done():
+        stop.set_result(None)
+
+
+def run_forever(settings: Settings) -> None:
+    """Serve until SIGINT or SIGTERM."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        stop: asyncio.Future[None] = loop.create_future()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, _finish, stop)
+        await App(settings).run(stop)
+
+    asyncio.run(main())
+
+
+def env_redis_url() -> str | None:
+    return os.environ.get("REDIS_URL") or None

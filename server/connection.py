@@ -1,0 +1,298 @@
+"""One WebSocket connection: frame limits, the hello handshake, dispatch, and a bounded send queue.
+
+Frames are read and handled one at a time (a client's commands keep their order).  Everything sent goes
+through a bounded queue drained by a writer task; a client that stops reading fills it and is cut off, so a
+slow reader costs a fixed amount of memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol import codec
+from protocol.errors import Code, ProtocolError
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Accepted,
+    Act,
+    ClientMsg,
+    Create,
+    Created,
+    Error,
+    Hello,
+    Join,
+    Joined,
+    Leave,
+    Left,
+    ListTables,
+    Ping,
+    Pong,
+    Rejected,
+    Resume,
+    Start,
+    Started,
+    Tables,
+    Watch,
+)
+from server.hub import Hub
+from server.service import seat_of
+from server.store import Missing
+
+if TYPE_CHECKING:
+    from server.app import App
+
+log = structlog.get_logger("hauntd.conn")
+
+_CLOSE = object()
+
+
+class TokenBucket:
+    """``rate`` messages per second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class Connection:
+    def __init__(self, ws: ServerConnection, app: App) -> None:
+        self.ws = ws
+        self.app = app
+        self.settings = app.settings
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(self.settings.send_queue)
+        self.bucket = TokenBucket(self.settings.messages_per_second, self.settings.burst)
+        self.follows: dict[str, Hub] = {}
+        self.created = 0
+        self.greeted = False
+        self.dead = False
+        self.log = log.bind(peer=_peer(ws))
+
+    # -- sending -----------------------------------------------------------------------------------------
+    def send(self, frame: bytes) -> None:
+        """Queue one encoded frame; a full queue means the client is not reading: cut it off."""
+        if self.dead:
+            return
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.dead = True
+            self.app.metrics.dropped.inc()
+            self.log.warning("slow_consumer_dropped", queued=self.queue.qsize())
+            self.ws.transport.abort()
+
+    def reply(self, msg: Any) -> None:
+        self.send(codec.encode(msg))
+
+    def error(self, code: Code, message: str, ref: str | None = None) -> None:
+        self.app.metrics.rejections.labels(code.value).inc()
+        self.reply(Error(code=code.value, message=message, ref=ref))
+
+    async def _write(self) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                frame = await self.queue.get()
+                if frame is _CLOSE:
+                    await self.ws.close(1009, "too_large")
+                    return
+                await self.ws.send(frame, text=True)
+
+    # -- the connection's life ---------------------------------------------------------------------------
+    async def run(self) -> None:
+        started = time.monotonic()
+        frames = 0
+        self.app.metrics.connections.inc()
+        writer = asyncio.create_task(self._write())
+        try:
+            async for frame in self.ws:
+                frames += 1
+                if not await self._frame(frame):
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            self.dead = True
+            for hub in self.follows.values():
+                hub.detach(self)
+                self.app.fanout.release(hub)
+            self.follows.clear()
+            if self.queue.empty() or writer.done():
+                writer.cancel()
+            else:  # let a final error (too_large) and the close go out
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(writer), 2.0)
+                writer.cancel()
+            self.app.metrics.connections.dec()
+            self.log.info("connection_closed", frames=frames, seconds=round(time.monotonic() - started, 3))
+
+    async def _frame(self, frame: str | bytes) -> bool:
+        """Handle one frame; False when the connection must close."""
+        if isinstance(frame, bytes):
+            self.error(Code.MALFORMED, "send JSON text frames, not binary ones")
+            return True
+        limit = self.settings.max_frame_bytes
+        if len(frame) > limit or (len(frame) * 4 > limit and len(frame.encode()) > limit):
+            self.error(Code.TOO_LARGE, f"frames are limited to {limit} bytes")
+            self.queue.put_nowait(_CLOSE) if not self.queue.full() else None
+            return False
+        limited = not self.bucket.take()
+        try:
+            msg = codec.decode_client(frame)
+        except ProtocolError as exc:
+            self.error(exc.code, exc.message)
+            return exc.code is not Code.VERSION
+        if limited:
+            text = f"at most {self.settings.messages_per_second:g} messages per second"
+            if isinstance(msg, Act):
+                self._rejected(msg, Code.RATE_LIMITED, text)
+            else:
+                self.error(Code.RATE_LIMITED, text, msg.ref)
+            return True
+        if not self.greeted and not isinstance(msg, Hello):
+            self.error(Code.VERSION, "send hello first", msg.ref)
+            return True
+        try:
+            await self._dispatch(msg)
+        except ProtocolError as exc:
+            if isinstance(msg, Act):
+                self._rejected(msg, exc.code, exc.message)
+            else:
+                self.error(exc.code, exc.message, msg.ref)
+        except Exception:
+            self.log.exception("command_failed", type=type(msg).__name__)
+            if isinstance(msg, Act):
+                self._rejected(msg, Code.INTERNAL, "server fault; nothing was applied")
+            else:
+                self.error(Code.INTERNAL, "server fault; nothing was changed", msg.ref)
+        return True
+
+    def _rejected(self, msg: Act, code: Code, message: str) -> None:
+        self.app.metrics.rejections.labels(code.value).inc()
+        self.log.info("command_rejected", table=msg.table, code=code.value, cmd=msg.cmd)
+        self.reply(Rejected(table=msg.table, cmd=msg.cmd, code=code.value, message=message, ref=msg.ref))
+
+    # -- tables followed ---------------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def _table(self, table: str) -> AsyncIterator[Hub]:
+        """The table's hub for one command: the followed one, or a reference held for the command only."""
+        hub = self.follows.get(table)
+        if hub is not None:
+            yield hub
+            return
+        try:
+            hub = await self.app.fanout.hub(table)
+        except Missing:
+            raise ProtocolError(Code.NOT_FOUND, f"no table {table}") from None
+        try:
+            yield hub
+        finally:
+            self.app.fanout.release(hub)
+
+    async def _follow(self, hub: Hub, audience: int | None, last_seq: int | None, ref: str | None) -> None:
+        if hub.table not in self.follows:
+            self._check_limit()
+            self.app.fanout.retain(hub)
+            self.follows[hub.table] = hub
+        await hub.attach(self, audience, last_seq, ref)
+
+    def _unfollow(self, table: str) -> None:
+        hub = self.follows.pop(table, None)
+        if hub is not None:
+            hub.detach(self)
+            self.app.fanout.release(hub)
+
+    def _check_limit(self) -> None:
+        if len(self.follows) + self.created >= self.settings.max_tables:
+            raise ProtocolError(
+                Code.LIMIT, f"a connection may create and follow {self.settings.max_tables} tables at most"
+            )
+
+    # -- commands ----------------------------------------------------------------------------------------
+    async def _dispatch(self, msg: ClientMsg) -> None:
+        service = self.app.service
+        if isinstance(msg, Hello):
+            if msg.version != PROTOCOL_VERSION:
+                raise ProtocolError(Code.VERSION, f"this server speaks protocol version {PROTOCOL_VERSION}")
+            self.greeted = True
+            self.reply(self.app.welcome(msg.ref))
+            self.log = self.log.bind(client=msg.client)
+            self.log.info("connection_opened")
+            if msg.table is not None and msg.token is not None:
+                await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)
+        elif isinstance(msg, Act):
+            arrived = time.perf_counter()
+            async with self._table(msg.table) as hub:
+                seat = await _seat(hub, msg.token)
+                try:
+                    seq = await service.act(hub, seat, msg)
+                finally:
+                    self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
+            self.app.metrics.actions.inc()
+            self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
+        elif isinstance(msg, Ping):
+            self.reply(Pong(time=time.time(), ref=msg.ref))
+        elif isinstance(msg, Create):
+            self._check_limit()
+            table = await service.create(msg)
+            self.created += 1
+            self.reply(Created(table=table, ref=msg.ref))
+        elif isinstance(msg, ListTables):
+            self.reply(Tables(tables=await service.list_tables(msg.game), ref=msg.ref))
+        elif isinstance(msg, Join):
+            if msg.table not in self.follows:
+                self._check_limit()
+            async with self._table(msg.table) as hub:
+                seat, token, seq = await service.join(hub, msg)
+                self.log.info("seat_taken", table=msg.table, seat=seat)
+                self.reply(Joined(table=msg.table, seat=seat, token=token, seq=seq, ref=msg.ref))
+                await self._follow(hub, seat, None, None)
+        elif isinstance(msg, Leave):
+            async with self._table(msg.table) as hub:
+                seq = await service.leave(hub, msg.token)
+            self._unfollow(msg.table)
+            self.reply(Left(table=msg.table, seq=seq, ref=msg.ref))
+        elif isinstance(msg, Watch):
+            async with self._table(msg.table) as hub:
+                await self._follow(hub, None, msg.last_seq, msg.ref)
+        elif isinstance(msg, Start):
+            async with self._table(msg.table) as hub:
+                seq = await service.start(hub, msg.token)
+            self.reply(Started(table=msg.table, seq=seq, ref=msg.ref))
+        elif isinstance(msg, Resume):
+            await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)
+
+    async def _resume(self, table: str, token: str, last_seq: int, ref: str | None) -> None:
+        async with self._table(table) as hub:
+            seat = await _seat(hub, token)
+            await self._follow(hub, seat, last_seq, ref)
+        self.log.info("seat_resumed", table=table, seat=seat, last_seq=last_seq)
+
+
+async def _seat(hub: Hub, token: str) -> int:
+    """The token's seat; re-reads the table once when this process may not have seen the seat taken yet."""
+    try:
+        return seat_of(hub.latest.meta, token)
+    except ProtocolError:
+        return seat_of((await hub.refresh()).meta, token)
+
+
+def _peer(ws: ServerConnection) -> str:
+    address = ws.remote_address
+    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)

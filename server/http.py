@@ -1,0 +1,71 @@
+"""Plain HTTP on the WebSocket port (websockets' ``process_request`` hook): health, metrics, the web page.
+
+``/healthz`` answers ``ok`` once Redis answers; ``/metrics`` is Prometheus text; ``/`` serves
+``clients/web/index.html`` and ``/static/<path>`` a file under ``clients/web/`` when that folder exists.  A
+request carrying ``Upgrade: websocket`` on any other path is a WebSocket connection.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from http import HTTPStatus
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+if TYPE_CHECKING:
+    from server.app import App
+
+WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+
+
+def response(status: HTTPStatus, body: bytes, content_type: str = "text/plain; charset=utf-8") -> Response:
+    headers = Headers(
+        [("Content-Type", content_type), ("Content-Length", str(len(body))), ("Cache-Control", "no-store")]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+def static_file(root: Path, relative: str) -> Path | None:
+    """The file ``relative`` under ``root``, or None when it does not exist or would leave ``root``."""
+    if not root.is_dir() or "\x00" in relative:
+        return None
+    base = root.resolve()
+    try:
+        path = (base / relative.lstrip("/")).resolve()
+    except (OSError, ValueError):
+        return None
+    if not path.is_relative_to(base) or not path.is_file():
+        return None
+    return path
+
+
+def handler(app: App, web_root: Path = WEB_ROOT):  # type: ignore[no-untyped-def]
+    async def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        path = unquote(request.path.split("?", 1)[0])
+        if request.headers.get("Upgrade", "").lower() == "websocket" and path not in ("/healthz", "/metrics"):
+            return None
+        if path == "/healthz":
+            healthy = await app.healthy()
+            return response(
+                HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE, b"ok\n" if healthy else b"redis down\n"
+            )
+        if path == "/metrics":
+            return response(HTTPStatus.OK, app.metrics.render(), app.metrics.content_type)
+        file = None
+        if path == "/":
+            file = static_file(web_root, "index.html")
+        elif path.startswith("/static/"):
+            file = static_file(web_root, path.removeprefix("/static/"))
+        if file is None:
+            return response(HTTPStatus.NOT_FOUND, b"not found\n")
+        content_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        if content_type.startswith("text/") or content_type.endswith(("javascript", "json")):
+            content_type += "; charset=utf-8"
+        return response(HTTPStatus.OK, file.read_bytes(), content_type)
+
+    return process_request

@@ -1,0 +1,348 @@
+"""Fan-out: one ``Hub`` per table this process has followers for, fed by the table's pub/sub channel.
+
+A hub delivers every committed update exactly once and in ``seq`` order to each local follower: a notice with
+the next ``seq`` is delivered as it comes; a gap (a lost notice, a reconnect to Redis) is filled from the log
+with ``XRANGE`` first.  Each update is redacted by the engine and encoded once per *audience* (each seat,
+spectators), never per socket.  The hub also keeps the latest known record for the commands of this process
+(so an action costs one Redis round trip) and arms the turn timer of the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from functools import cache
+from typing import Any, Protocol
+
+import msgspec
+import redis.asyncio as aioredis
+import structlog
+
+from engine.contract import Game
+from engine.registry import get_game
+from protocol import codec
+from protocol.messages import Events, GameOver, PromptInfo, Prompts, Snapshot
+from server.store import Batch, Record, Store, TableMeta, channel, decode_batch, decode_meta, decode_notice
+
+log = structlog.get_logger("hauntd.hub")
+
+Audience = int | None  # a seat, or None for spectators
+
+
+class Follower(Protocol):
+    """What a hub needs of a connection: a non-blocking send of one encoded text frame."""
+
+    def send(self, frame: bytes) -> None: ...
+
+
+@cache
+def _events_decoder(game_name: str) -> msgspec.msgpack.Decoder[Any]:
+    event_type: Any = get_game(game_name).event_type
+    return msgspec.msgpack.Decoder(list[event_type])
+
+
+def decode_events(game_name: str, raw: msgspec.Raw) -> list[Any]:
+    events: list[Any] = _events_decoder(game_name).decode(raw)
+    return events
+
+
+def prompt_infos(game: Game[Any, Any, Any], state: Any, meta: TableMeta) -> list[PromptInfo]:
+    return [
+        PromptInfo(seat=seat, kind=p.kind, note=p.note, deadline=meta.deadlines.get(seat))
+        for seat, p in sorted(game.prompts(state).items())
+    ]
+
+
+class Hub:
+    """The followers of one table in this process, and what this process knows of the table."""
+
+    def __init__(self, table: str, record: Record, store: Store, on_deadline: DeadlineHandler) -> None:
+        self.table = table
+        self.store = store
+        self.game: Game[Any, Any, Any] = get_game(record.meta.game)
+        self.followers: dict[Follower, Audience] = {}
+        self.lock = asyncio.Lock()
+        self.refs = 0  # followers and commands in flight in this process (``Fanout.hub`` / ``release``)
+        self._on_deadline = on_deadline
+        self._timer: asyncio.TimerHandle | None = None
+        # delivered: what every follower has been sent (the table as of ``seq``)
+        self.seq = record.seq
+        self.meta = record.meta
+        self.state: Any = self.game.decode_state(record.state) if record.state else None
+        # latest: the newest record known here (ahead of ``seq`` right after a local commit)
+        self.latest = record
+        self._arm_timer()
+
+    # -- the latest record, for commands -----------------------------------------------------------------
+    def note(self, record: Record) -> None:
+        if record.seq > self.latest.seq:
+            self.latest = record
+
+    async def refresh(self) -> Record:
+        self.note(await self.store.load(self.table))
+        return self.latest
+
+    # -- followers ---------------------------------------------------------------------------------------
+    async def attach(self, conn: Follower, audience: Audience, last_seq: int | None, ref: str | None) -> None:
+        """Follow the table as ``audience``: the updates after ``last_seq`` (if given), a snapshot, then live."""
+        async with self.lock:
+            self.followers[conn] = audience
+            if last_seq is not None and last_seq < self.seq:
+                for batch in await self.store.batches(self.table, last_seq, self.seq):
+                    conn.send(self._events_frame(batch, audience, self._full_events(batch)))
+            conn.send(self._snapshot_frame(audience, ref))
+            if self.meta.status == "over":
+                conn.send(self._game_over_frame())
+
+    def detach(self, conn: Follower) -> None:
+        self.followers.pop(conn, None)
+
+    # -- updates -----------------------------------------------------------------------------------------
+    async def advance(self, record: Record, batch: Batch | None) -> None:
+        """Deliver every update up to ``record.seq`` (``batch`` is its last one when known)."""
+        async with self.lock:
+            if record.seq <= self.seq:
+                return
+            upto = record.seq - 1 if batch is not None else record.seq
+            batches = await self.store.batches(self.table, self.seq, upto) if upto > self.seq else []
+            if batch is not None:
+                batches.append(batch)
+            self.note(record)
+            self.seq, self.meta = record.seq, record.meta
+            self.state = self.game.decode_state(record.state) if record.state else None
+            self._deliver(batches)
+            self._arm_timer()
+
+    def _deliver(self, batches: list[Batch]) -> None:
+        audiences = set(self.followers.values())
+        if not audiences:
+            return
+        frames: dict[Audience, list[bytes]] = {a: [] for a in audiences}
+        for batch in batches:
+            full = self._full_events(batch)
+            for audience in audiences:
+                frames[audience].append(self._events_frame(batch, audience, full))
+        started = any(b.status == "playing" for b in batches)
+        over = self.meta.status == "over"
+        tail = [self._game_over_frame()] if over else []
+        for audience in audiences:
+            if started:
+                frames[audience].append(self._snapshot_frame(audience, None))
+            elif self.meta.status == "playing":
+                frames[audience].append(self._prompts_frame(audience))
+            frames[audience].extend(tail)
+        for conn, audience in list(self.followers.items()):
+            for frame in frames[audience]:
+                conn.send(frame)
+
+    # -- frames ------------------------------------------------------------------------------------------
+    def _full_events(self, batch: Batch) -> list[Any]:
+        return decode_events(self.game.name, batch.events) if batch.events != _EMPTY else []
+
+    def _events_frame(self, batch: Batch, audience: Audience, full: list[Any]) -> bytes:
+        redact = self.game.redact
+        events = [r for e in full if (r := redact(e, audience)) is not None]
+        return codec.encode(
+            Events(table=self.table, seq=batch.seq, events=events, seats=batch.seats, status=batch.status)
+        )
+
+    def _legal(self, audience: Audience) -> list[Any]:
+        if audience is None or self.state is None or self.meta.status != "playing":
+            return []
+        return self.game.legal_actions(self.state, audience)
+
+    def _prompts(self) -> list[PromptInfo]:
+        if self.state is None or self.meta.status != "playing":
+            return []
+        return prompt_infos(self.game, self.state, self.meta)
+
+    def _prompts_frame(self, audience: Audience) -> bytes:
+        return codec.encode(
+            Prompts(table=self.table, seq=self.seq, prompts=self._prompts(), legal=self._legal(audience))
+        )
+
+    def _snapshot_frame(self, audience: Audience, ref: str | None) -> bytes:
+        meta = self.meta
+        return codec.encode(
+            Snapshot(
+                table=self.table,
+                game=meta.game,
+                seq=self.seq,
+                status=meta.status,
+                seats=meta.seat_infos(),
+                private=meta.private,
+                seat=audience,
+                commitment=meta.commitment,
+                turn_seconds=meta.turn_seconds,
+                view=self.game.view(self.state, audience) if self.state is not None else None,
+                prompts=self._prompts(),
+                legal=self._legal(audience),
+                ref=ref,
+            )
+        )
+
+    def _game_over_frame(self) -> bytes:
+        result = self.game.result(self.state) if self.state is not None else None
+        return codec.encode(
+            GameOver(table=self.table, seq=self.seq, commitment=self.meta.commitment or "", result=result)
+        )
+
+    # -- turn timer --------------------------------------------------------------------------------------
+    def _arm_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.meta.status != "playing" or not self.meta.deadlines:
+            return
+        seat, deadline = min(self.meta.deadlines.items(), key=lambda kv: (kv[1], kv[0]))
+        seq = self.seq
+        delay = max(0.0, deadline - time.time())
+        self._timer = asyncio.get_running_loop().call_later(
+            delay, lambda: _spawn(self._on_deadline(self.table, seq, seat))
+        )
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+DeadlineHandler = Callable[[str, int, int], Awaitable[None]]
+_EMPTY = msgspec.Raw(b"\x90")
+_background: set[asyncio.Task[None]] = set()
+
+
+def _spawn(coro: Awaitable[None]) -> None:
+    task: asyncio.Task[None] = asyncio.ensure_future(coro)
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+class Fanout:
+    """This process's hubs and its one pub/sub connection.  ``hub()`` subscribes before it reads the table,
+    so no update falls between the read and the first notice; a periodic resync covers lost notices."""
+
+    def __init__(
+        self,
+        store: Store,
+        client: aioredis.Redis,
+        on_deadline: DeadlineHandler,
+        *,
+        idle_seconds: float = 30.0,
+        resync_seconds: float = 2.0,
+    ) -> None:
+        self.store = store
+        self.pubsub = client.pubsub()
+        self.hubs: dict[str, Hub] = {}
+        self._pending: dict[str, asyncio.Future[Hub]] = {}
+        self._on_deadline = on_deadline
+        self._idle = idle_seconds
+        self._resync = resync_seconds
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        await self.pubsub.subscribe("hauntd:hello")  # a subscribed connection, so ``listen`` can start at once
+        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._resync_loop())]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for hub in self.hubs.values():
+            hub.close()
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def hub(self, table: str) -> Hub:
+        """The table's hub, subscribed and loaded; takes a reference (``release`` it).  Raises ``Missing``."""
+        hub = self.hubs.get(table)
+        if hub is None:
+            pending = self._pending.get(table)
+            if pending is None:
+                pending = asyncio.get_running_loop().create_future()
+                self._pending[table] = pending
+                try:
+                    hub = await self._open(table)
+                except BaseException as exc:
+                    pending.set_exception(exc)
+                    pending.exception()  # mark retrieved: waiters re-raise it
+                    raise
+                else:
+                    pending.set_result(hub)
+                finally:
+                    del self._pending[table]
+            else:
+                hub = await asyncio.shield(pending)
+        hub.refs += 1
+        return hub
+
+    async def _open(self, table: str) -> Hub:
+        await self.pubsub.subscribe(channel(table))
+        try:
+            record = await self.store.load(table)
+        except BaseException:
+            await self.pubsub.unsubscribe(channel(table))
+            raise
+        hub = Hub(table, record, self.store, self._on_deadline)
+        self.hubs[table] = hub
+        return hub
+
+    def retain(self, hub: Hub) -> None:
+        hub.refs += 1
+
+    def release(self, hub: Hub) -> None:
+        hub.refs -= 1
+        if hub.refs <= 0:
+            asyncio.get_running_loop().call_later(self._idle, lambda: _spawn(self._drop_if_idle(hub)))
+
+    async def _drop_if_idle(self, hub: Hub) -> None:
+        if hub.refs > 0 or self.hubs.get(hub.table) is not hub:
+            return
+        del self.hubs[hub.table]
+        hub.close()
+        with contextlib.suppress(Exception):
+            await self.pubsub.unsubscribe(channel(hub.table))
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                async for message in self.pubsub.listen():
+                    if message.get("type") != "message":
+                        continue
+                    name = message["channel"].decode()
+                    hub = self.hubs.get(name[3:-3]) if name.startswith("{t:") else None
+                    if hub is not None:
+                        await self._on_notice(hub, message["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("pubsub_failed")
+                await asyncio.sleep(0.5)
+
+    async def _on_notice(self, hub: Hub, data: bytes) -> None:
+        try:
+            notice = decode_notice(data)
+            batch = decode_batch(notice.batch)
+            record = Record(batch.seq, decode_meta(notice.meta), notice.state)
+            await hub.advance(record, batch)
+        except Exception:
+            log.exception("notice_failed", table=hub.table)
+
+    async def _resync_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self._resync)
+            hubs = list(self.hubs.values())
+            if not hubs:
+                continue
+            try:
+                seqs = await self.store.seqs([hub.table for hub in hubs])
+                for hub, seq in zip(hubs, seqs, strict=True):
+                    if seq is not None and seq > hub.seq:
+                        await hub.advance(await self.store.load(hub.table), None)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("resync_failed")

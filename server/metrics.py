@@ -1,0 +1,32 @@
+"""Prometheus metrics of one server process, served at ``/metrics`` in the text format."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+
+class Metrics:
+    """One registry per server (tests run several in one interpreter)."""
+
+    content_type = CONTENT_TYPE_LATEST
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.connections = Gauge("hauntd_connections", "Open WebSocket connections", registry=self.registry)
+        self.tables = Gauge("hauntd_tables", "Tables followed by this process (hubs)", registry=self.registry)
+        self.tables_created = Counter("hauntd_tables_created", "Tables created", registry=self.registry)
+        self.actions = Counter("hauntd_actions", "Actions committed (time-outs included)", registry=self.registry)
+        self.rejections = Counter(
+            "hauntd_rejections", "Commands and frames refused, by error code", ["code"], registry=self.registry
+        )
+        self.action_latency = Histogram(
+            "hauntd_action_latency_seconds",
+            "From an act frame's arrival to its commit (or rejection)",
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
+            registry=self.registry,
+        )
+        self.dropped = Counter("hauntd_slow_consumers", "Connections dropped for not reading", registry=self.registry)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,84 @@
+"""``hauntd serve``: the WebSocket server; without a Redis URL it starts an embedded Valkey in the data dir."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import structlog
+
+from server import logs
+from server.app import Settings, env_redis_url, run_forever
+from server.embedded import EmbeddedValkey
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    defaults = Settings()
+    parser.add_argument("--host", default=defaults.host, help="address to listen on (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=defaults.port, help="port (default: %(default)s; 0 = any)")
+    parser.add_argument(
+        "--redis-url",
+        default=env_redis_url(),
+        help="Redis or Valkey to keep tables in (default: $REDIS_URL; unset: an embedded Valkey in --data-dir)",
+    )
+    parser.add_argument("--data-dir", type=Path, default=Path("data"), help="embedded Valkey's data (default: data)")
+    parser.add_argument(
+        "--log-format",
+        choices=["json", "console", "auto"],
+        default="auto",
+        help="json lines, console, or auto: console on a terminal (default)",
+    )
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument(
+        "--max-frame-bytes",
+        type=int,
+        default=defaults.max_frame_bytes,
+        help="largest frame accepted (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=defaults.messages_per_second,
+        help="messages per second per connection (default: %(default)s)",
+    )
+    parser.add_argument("--burst", type=int, default=defaults.burst, help="burst of messages (default: %(default)s)")
+    parser.add_argument(
+        "--max-tables",
+        type=int,
+        default=defaults.max_tables,
+        help="tables one connection may create and follow (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--send-queue",
+        type=int,
+        default=defaults.send_queue,
+        help="frames queued for a client before it is dropped as not reading (default: %(default)s)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    logs.configure(args.log_format, args.log_level)
+    log = structlog.get_logger("hauntd.server")
+    embedded: EmbeddedValkey | None = None
+    url = args.redis_url
+    if url is None:
+        embedded = EmbeddedValkey(args.data_dir)
+        embedded.start()
+        url = embedded.url
+        log.info("embedded_valkey_started", data_dir=str(embedded.data_dir), port=embedded.port)
+    settings = Settings(
+        host=args.host,
+        port=args.port,
+        redis_url=url,
+        max_frame_bytes=args.max_frame_bytes,
+        messages_per_second=args.rate,
+        burst=args.burst,
+        max_tables=args.max_tables,
+        send_queue=args.send_queue,
+    )
+    try:
+        run_forever(settings)
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0

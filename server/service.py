@@ -1,0 +1,289 @@
+"""The table service: every command that changes a table, as one compare-and-set commit in Redis.
+
+Each change reads the latest record this process knows (the hub keeps it), builds the new record, state and
+logged batch, and commits them with the expected ``seq``.  When another process got there first the commit
+fails with ``Conflict``; the record is re-read and the change rebuilt, a few times at most.  So two actions for
+the same table can never both commit against the same state, wherever they were received.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import structlog
+
+from engine.contract import Game, IllegalAction, Prompt
+from engine.fairness import commitment
+from engine.registry import games, get_game
+from protocol.errors import Code, ProtocolError
+from protocol.messages import Act, Create, Join, TableInfo
+from server.hub import Fanout, Hub
+from server.metrics import Metrics
+from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode
+
+log = structlog.get_logger("hauntd.table")
+
+Change = tuple[TableMeta, bytes | None, Batch]
+_ATTEMPTS = 8
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def seat_of(meta: TableMeta, token: str) -> int:
+    """The seat ``token`` holds at this table; ``auth`` otherwise.  Compares every digest in constant time."""
+    digest = token_digest(token)
+    found = -1
+    for seat, stored in enumerate(meta.tokens):
+        if stored is not None and hmac.compare_digest(stored, digest):
+            found = seat
+    if found < 0:
+        raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
+    return found
+
+
+def _illegal(exc: IllegalAction) -> ProtocolError:
+    return ProtocolError(Code(exc.code), exc.detail)
+
+
+def deadlines(
+    game: Game[Any, Any, Any], meta: TableMeta, before: dict[int, Prompt], state: Any, now: float
+) -> dict[int, float]:
+    """Each prompted seat's deadline: kept while its decision is unchanged, ``turn_seconds`` from now if new."""
+    if meta.turn_seconds is None:
+        return {}
+    out: dict[int, float] = {}
+    for seat, prompt in game.prompts(state).items():
+        kept = meta.deadlines.get(seat)
+        out[seat] = kept if kept is not None and before.get(seat) == prompt else now + meta.turn_seconds
+    return out
+
+
+class TableService:
+    def __init__(self, store: Store, metrics: Metrics) -> None:
+        self.store = store
+        self.metrics = metrics
+        self.fanout: Fanout | None = None  # set once the fan-out exists (it calls back ``on_deadline``)
+
+    # -- lobby -------------------------------------------------------------------------------------------
+    async def create(self, msg: Create) -> str:
+        game = games().get(msg.game)
+        if game is None:
+            raise ProtocolError(Code.BAD_OPTION, f"no game {msg.game!r}; games: {', '.join(games())}")
+        if not game.min_seats <= msg.seats <= game.max_seats:
+            raise ProtocolError(Code.BAD_OPTION, f"{msg.game} seats {game.min_seats}–{game.max_seats}")
+        if msg.bots:
+            raise ProtocolError(Code.BAD_OPTION, "server-run bots are not available yet")
+        try:
+            game.setup(msg.seats, bytes(32), game.decode_options(msg.options), "check")
+        except IllegalAction as exc:
+            raise ProtocolError(Code.BAD_OPTION, exc.detail) from None
+        meta = TableMeta(
+            game=msg.game,
+            seats=msg.seats,
+            private=msg.private,
+            turn_seconds=msg.turn_seconds,
+            options=msg.options,
+            created=time.time(),
+            names=[None] * msg.seats,
+            tokens=[None] * msg.seats,
+        )
+        while True:
+            table = secrets.token_urlsafe(6)
+            if await self.store.create(table, meta):
+                break
+        self.metrics.tables_created.inc()
+        log.info("table_created", table=table, game=msg.game, seats=msg.seats, private=msg.private)
+        return table
+
+    async def list_tables(self, game: str | None) -> list[TableInfo]:
+        return [
+            TableInfo(
+                table=table,
+                game=meta.game,
+                seats=meta.seats,
+                taken=sum(n is not None for n in meta.names),
+                status=meta.status,
+                turn_seconds=meta.turn_seconds,
+            )
+            for table, _, meta in await self.store.open_tables()
+            if game is None or meta.game == game
+        ]
+
+    async def join(self, hub: Hub, msg: Join) -> tuple[int, str, int]:
+        """Seat ``msg.name``; returns the seat, its token (shown once, stored hashed) and the update's seq."""
+        token = secrets.token_urlsafe(16)
+        digest = token_digest(token)
+        chosen: list[int] = []
+
+        def build(record: Record) -> Change:
+            meta = record.meta
+            _lobby_only(meta)
+            if msg.seat is not None:
+                if msg.seat >= meta.seats:
+                    raise ProtocolError(Code.BAD_FIELD, f"seats are 0–{meta.seats - 1}")
+                if meta.names[msg.seat] is not None:
+                    raise ProtocolError(Code.TABLE_FULL, f"seat {msg.seat} is taken")
+                seat = msg.seat
+            elif None in meta.names:
+                seat = meta.names.index(None)
+            else:
+                raise ProtocolError(Code.TABLE_FULL, "every seat is taken")
+            names, tokens = list(meta.names), list(meta.tokens)
+            names[seat], tokens[seat] = msg.name, digest
+            new = msgspec.structs.replace(meta, names=names, tokens=tokens)
+            chosen[:] = [seat]
+            return new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
+
+        seq = await self._change(hub, build)
+        await self.store.set_open(hub.table, hub.latest.meta)
+        return chosen[0], token, seq
+
+    async def leave(self, hub: Hub, token: str) -> int:
+        def build(record: Record) -> Change:
+            meta = record.meta
+            _lobby_only(meta)
+            seat = seat_of(meta, token)
+            names, tokens = list(meta.names), list(meta.tokens)
+            names[seat] = tokens[seat] = None
+            new = msgspec.structs.replace(meta, names=names, tokens=tokens)
+            return new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
+
+        seq = await self._change(hub, build)
+        await self.store.set_open(hub.table, hub.latest.meta)
+        return seq
+
+    async def start(self, hub: Hub, token: str) -> int:
+        """Deal the game (any seated player may, once every seat is taken) and publish the seed commitment."""
+        seed = secrets.token_bytes(32)
+
+        def build(record: Record) -> Change:
+            meta = record.meta
+            _lobby_only(meta)
+            seat_of(meta, token)
+            if None in meta.names:
+                raise ProtocolError(Code.NOT_STARTED, "every seat must be taken first")
+            game = get_game(meta.game)
+            try:
+                state = game.setup(meta.seats, seed, game.decode_options(meta.options), hub.table)
+            except IllegalAction as exc:
+                raise ProtocolError(Code.BAD_OPTION, exc.detail) from None
+            new = msgspec.structs.replace(meta, status="playing", commitment=commitment(seed, hub.table))
+            new.deadlines = deadlines(game, new, {}, state, time.time())
+            return new, game.encode_state(state), Batch(seq=record.seq + 1, at=time.time(), status="playing")
+
+        seq = await self._change(hub, build)
+        await self.store.set_open(hub.table, hub.latest.meta)
+        log.info("table_started", table=hub.table, game=hub.latest.meta.game, seq=seq)
+        return seq
+
+    # -- play --------------------------------------------------------------------------------------------
+    async def act(self, hub: Hub, seat: int, msg: Act) -> int:
+        """Apply one action for ``seat`` at most once (``cmd``); returns the seq it committed as."""
+        if msg.seq is not None and msg.seq > hub.latest.seq:
+            await hub.refresh()
+        game = hub.game
+        try:
+            action = game.action_from_builtins(msg.action)
+        except msgspec.ValidationError as exc:
+            raise ProtocolError(Code.BAD_FIELD, f"not a {game.name} action: {exc}") from None
+        command = f"c:{seat}:{msg.cmd}"
+
+        def build(record: Record) -> Change:
+            if msg.seq is not None and msg.seq != record.seq:
+                raise ProtocolError(Code.STALE, f"the table is at seq {record.seq}, not {msg.seq}")
+            return self._apply(game, record, seat, action)
+
+        try:
+            return await self._change(hub, build, command)
+        except ProtocolError as exc:
+            if exc.code in (Code.NOT_YOUR_TURN, Code.ILLEGAL_MOVE, Code.GAME_OVER, Code.STALE):
+                done = await self.store.command_seq(hub.table, command)
+                if done is not None:  # a retry of a command that already committed: its original outcome
+                    return done
+            raise
+
+    def _apply(
+        self, game: Game[Any, Any, Any], record: Record, seat: int, action: Any, timeout: bool = False
+    ) -> Change:
+        meta = record.meta
+        if meta.status == "lobby":
+            raise ProtocolError(Code.NOT_STARTED, "the game has not started")
+        if meta.status == "over":
+            raise ProtocolError(Code.GAME_OVER, "the game is over")
+        state = game.decode_state(record.state)
+        before = game.prompts(state) if meta.turn_seconds is not None else {}
+        try:
+            events = game.apply(state, seat, action)
+        except IllegalAction as exc:
+            raise _illegal(exc) from None
+        now = time.time()
+        over = game.result(state) is not None
+        new = msgspec.structs.replace(meta, status="over" if over else "playing")
+        new.deadlines = {} if over else deadlines(game, meta, before, state, now)
+        batch = Batch(
+            seq=record.seq + 1,
+            at=now,
+            events=msgspec.Raw(encode(events)),
+            status="over" if over else None,
+            seat=seat,
+            action=msgspec.Raw(encode(action)),
+            timeout=timeout,
+        )
+        return new, game.encode_state(state), batch
+
+    async def on_deadline(self, table: str, seq: int, seat: int) -> None:
+        """A decision's time ran out: apply the rules' default for it, once, whichever process gets there."""
+        hub = self.fanout.hubs.get(table) if self.fanout is not None else None
+        if hub is None or hub.latest.seq != seq:
+            return
+        record = hub.latest
+        game = hub.game
+        if record.meta.status != "playing" or seat not in record.meta.deadlines:
+            return
+        action = game.timeout_action(game.decode_state(record.state), seat)
+        try:
+            new, state, batch = self._apply(game, record, seat, action, timeout=True)
+            committed, fresh = await self.store.commit(table, seq, new, state, batch, f"t:{seq}:{seat}")
+        except (Conflict, Missing, ProtocolError):
+            return  # the table moved on (or another process timed it out): its new timer is armed
+        if fresh:
+            hub.note(Record(committed, new, state or b""))
+            self.metrics.actions.inc()
+            log.info("turn_timed_out", table=table, seat=seat, seq=committed)
+
+    # -- the compare-and-set loop ------------------------------------------------------------------------
+    async def _change(self, hub: Hub, build: Callable[[Record], Change], command: str | None = None) -> int:
+        record = hub.latest
+        refreshed = False
+        for _ in range(_ATTEMPTS):
+            try:
+                meta, state, batch = build(record)
+            except ProtocolError as exc:
+                if refreshed or exc.code is not Code.AUTH:
+                    raise
+                record, refreshed = await hub.refresh(), True  # this process may not have seen the seat yet
+                continue
+            try:
+                seq, fresh = await self.store.commit(hub.table, record.seq, meta, state, batch, command)
+            except Conflict:
+                record, refreshed = await hub.refresh(), True
+                continue
+            except Missing:
+                raise ProtocolError(Code.NOT_FOUND, "the table is gone") from None
+            if fresh:
+                hub.note(Record(seq, meta, state if state is not None else record.state))
+            return seq
+        raise ProtocolError(Code.BUSY, "the table kept changing; nothing was applied")
+
+
+def _lobby_only(meta: TableMeta) -> None:
+    if meta.status != "lobby":
+        raise ProtocolError(Code.ALREADY_STARTED, "the game has already started")

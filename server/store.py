@@ -1,0 +1,269 @@
+"""Tables in Redis: one hash (record + encoded state), one Stream (the sequenced log), one hash of command ids.
+
+Keys of table ``ID`` share the hash tag ``{t:ID}`` so one Lua script touches one Cluster slot:
+
+* ``{t:ID}``      hash: ``seq`` (last committed update, 0 = created), ``meta`` (``TableMeta``, MessagePack),
+                  ``state`` (``game.encode_state``, absent before the start)
+* ``{t:ID}:log``  Stream: entry ``<seq>-0`` holds field ``b``, the update's ``Batch`` (full, unredacted events)
+* ``{t:ID}:cmd``  hash: command key → the ``seq`` it committed as (at-most-once ``act``)
+
+Every change is one ``EVALSHA`` of ``COMMIT``: compare ``seq`` (the table's version), write record and state,
+append the batch, record the command, refresh the expiry and ``PUBLISH`` the ``Notice`` on the table's channel,
+all atomically — so a change is persisted before any process sends a byte of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+from protocol.messages import SeatInfo
+
+OPEN_TABLES = "hauntd:open"  # sorted set of public lobby tables (score: creation time); a hint, re-checked
+TABLE_TTL = 7 * 24 * 3600  # seconds a table outlives its last change
+
+
+def key(table: str) -> str:
+    return "{t:" + table + "}"
+
+
+def log_key(table: str) -> str:
+    return key(table) + ":log"
+
+
+def cmd_key(table: str) -> str:
+    return key(table) + ":cmd"
+
+
+def channel(table: str) -> str:
+    return key(table) + ":n"
+
+
+class TableMeta(msgspec.Struct, kw_only=True):
+    """Everything about a table except the game state.  ``tokens`` are SHA-256 hex digests of seat tokens."""
+
+    game: str
+    seats: int
+    private: bool = False
+    turn_seconds: float | None = None
+    options: dict[str, Any] = {}
+    created: float = 0.0
+    status: str = "lobby"  # lobby | playing | over
+    names: list[str | None] = []
+    tokens: list[str | None] = []
+    commitment: str | None = None
+    deadlines: dict[int, float] = {}
+
+    def seat_infos(self) -> list[SeatInfo]:
+        return [SeatInfo(seat=i, name=n) for i, n in enumerate(self.names)]
+
+
+class Batch(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One committed update as logged: the full events (the game's own MessagePack), and what changed."""
+
+    seq: int
+    at: float
+    events: msgspec.Raw = msgspec.Raw(b"\x90")  # an empty MessagePack array
+    seats: list[SeatInfo] | None = None
+    status: str | None = None
+    seat: int | None = None  # who acted (None: a lobby change or the start)
+    action: msgspec.Raw = msgspec.Raw(b"\xc0")  # the action applied (MessagePack nil: none), for replays
+    timeout: bool = False  # the action was the rules' default after a time-out
+
+
+class Notice(msgspec.Struct, array_like=True):
+    """What the commit publishes: enough for every process to fan the update out without reading Redis."""
+
+    batch: bytes
+    meta: bytes
+    state: bytes
+
+
+@dataclass(slots=True)
+class Record:
+    """A table as read from Redis: its last ``seq``, record and encoded state (``b""`` before the start)."""
+
+    seq: int
+    meta: TableMeta
+    state: bytes
+
+
+class Conflict(Exception):
+    """The table moved on (its ``seq`` is no longer the expected one)."""
+
+    def __init__(self, seq: int) -> None:
+        super().__init__(f"table is at seq {seq}")
+        self.seq = seq
+
+
+class Missing(Exception):
+    """No such table."""
+
+
+_meta_encoder = msgspec.msgpack.Encoder()
+_meta_decoder = msgspec.msgpack.Decoder(TableMeta)
+_batch_decoder = msgspec.msgpack.Decoder(Batch)
+_notice_decoder = msgspec.msgpack.Decoder(Notice)
+
+
+def encode(obj: Any) -> bytes:
+    return _meta_encoder.encode(obj)
+
+
+def decode_meta(data: bytes) -> TableMeta:
+    return _meta_decoder.decode(data)
+
+
+def decode_batch(data: bytes) -> Batch:
+    return _batch_decoder.decode(data)
+
+
+def decode_notice(data: bytes) -> Notice:
+    return _notice_decoder.decode(data)
+
+
+# KEYS: record, log, cmds.  ARGV: expected seq, meta, state ('' keeps it), batch, command key ('' none),
+# channel, notice, ttl.  Returns {1, seq} committed, {0, seq} conflict, {-1, seq} command already committed,
+# {-2, 0} no such table.
+_COMMIT = """
+local cur = redis.call('HGET', KEYS[1], 'seq')
+if not cur then return {-2, 0} end
+cur = tonumber(cur)
+if ARGV[5] ~= '' then
+  local prev = redis.call('HGET', KEYS[3], ARGV[5])
+  if prev then return {-1, tonumber(prev)} end
+end
+if cur ~= tonumber(ARGV[1]) then return {0, cur} end
+local seq = cur + 1
+if ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[1], 'seq', seq, 'meta', ARGV[2], 'state', ARGV[3])
+else
+  redis.call('HSET', KEYS[1], 'seq', seq, 'meta', ARGV[2])
+end
+redis.call('XADD', KEYS[2], seq .. '-0', 'b', ARGV[4])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], seq) end
+local ttl = tonumber(ARGV[8])
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
+redis.call('PUBLISH', ARGV[6], ARGV[7])
+return {1, seq}
+"""
+
+# KEYS: record.  ARGV: meta, ttl.  Returns 1 created, 0 the id is taken.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1
+"""
+
+
+class Store:
+    """The Redis side of tables: create, read, commit, log ranges, the open-table index."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis: Any = client  # redis-py's reply types are too loose to be useful here
+        self._commit = client.register_script(_COMMIT)
+        self._create = client.register_script(_CREATE)
+
+    async def create(self, table: str, meta: TableMeta) -> bool:
+        """Store a new table at ``seq`` 0; False when the id is already taken."""
+        created = await self._create(keys=[key(table)], args=[encode(meta), TABLE_TTL])
+        if created and not meta.private:
+            await self.redis.zadd(OPEN_TABLES, {table: meta.created})
+        return bool(created)
+
+    async def load(self, table: str) -> Record:
+        seq, meta, state = await self.redis.hmget(key(table), "seq", "meta", "state")
+        if seq is None or meta is None:
+            raise Missing(table)
+        return Record(int(seq), decode_meta(meta), state or b"")
+
+    async def commit(
+        self,
+        table: str,
+        expected: int,
+        meta: TableMeta,
+        state: bytes | None,
+        batch: Batch,
+        command: str | None = None,
+    ) -> tuple[int, bool]:
+        """Commit ``batch`` as update ``expected + 1``.  Returns ``(seq, fresh)``: ``fresh`` is False when
+        ``command`` had already committed (as ``seq``).  Raises ``Conflict`` or ``Missing``."""
+        meta_bytes = encode(meta)
+        batch_bytes = encode(batch)
+        state_bytes = state if state is not None else b""
+        notice = encode(Notice(batch_bytes, meta_bytes, state_bytes))
+        status, seq = await self._commit(
+            keys=[key(table), log_key(table), cmd_key(table)],
+            args=[expected, meta_bytes, state_bytes, batch_bytes, command or "", channel(table), notice, TABLE_TTL],
+        )
+        if status == 1:
+            return int(seq), True
+        if status == -1:
+            return int(seq), False
+        if status == 0:
+            raise Conflict(int(seq))
+        raise Missing(table)
+
+    async def seqs(self, tables: list[str]) -> list[int | None]:
+        """The current ``seq`` of each table (None: gone), in one pipeline."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table in tables:
+                pipe.hget(key(table), "seq")
+            rows = await pipe.execute()
+        return [int(r) if r is not None else None for r in rows]
+
+    async def command_seq(self, table: str, command: str) -> int | None:
+        """The seq a command committed as, if it did."""
+        seq = await self.redis.hget(cmd_key(table), command)
+        return int(seq) if seq is not None else None
+
+    async def batches(self, table: str, after: int, upto: int) -> list[Batch]:
+        """The logged updates ``after+1 … upto`` in order."""
+        out: list[Batch] = []
+        start = after + 1
+        while start <= upto:
+            entries = await self.redis.xrange(log_key(table), f"{start}-0", f"{upto}-0", count=500)
+            if not entries:
+                break
+            out.extend(decode_batch(fields[b"b"]) for _, fields in entries)
+            start = out[-1].seq + 1
+        return out
+
+    async def state_bytes(self, table: str) -> bytes:
+        """The stored encoded state (``b""`` before the start): what tests compare before and after."""
+        data = await self.redis.hget(key(table), "state")
+        return data or b""
+
+    async def set_open(self, table: str, meta: TableMeta) -> None:
+        """Keep the open-table index in step with a lobby change (a hint: ``open_tables`` re-checks)."""
+        if not meta.private and meta.status == "lobby" and None in meta.names:
+            await self.redis.zadd(OPEN_TABLES, {table: meta.created})
+        else:
+            await self.redis.zrem(OPEN_TABLES, table)
+
+    async def open_tables(self, limit: int = 200) -> list[tuple[str, int, TableMeta]]:
+        """Public lobby tables with a free seat, oldest first; drops stale index entries."""
+        ids = [i.decode() for i in await self.redis.zrange(OPEN_TABLES, 0, limit - 1)]
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table in ids:
+                pipe.hmget(key(table), "seq", "meta")
+            rows = await pipe.execute()
+        found: list[tuple[str, int, TableMeta]] = []
+        stale: list[str] = []
+        for table, (seq, raw) in zip(ids, rows, strict=True):
+            meta = decode_meta(raw) if raw is not None else None
+            if meta is None or meta.status != "lobby" or None not in meta.names:
+                stale.append(table)
+            else:
+                found.append((table, int(seq), meta))
+        if stale:
+            await self.redis.zrem(OPEN_TABLES, *stale)
+        return found
