@@ -43,11 +43,11 @@ def decode_client(frame: bytes | str) -> ClientMsg:
     ``version`` (a hello of another protocol version, whatever else it holds)."""
     try:
         msg: ClientMsg = _client_decoder.decode(frame)
-    except msgspec.DecodeError as exc:
-        raise ProtocolError(Code.MALFORMED, str(exc)) from None
-    except msgspec.ValidationError as exc:
+    except msgspec.ValidationError as exc:  # (a subclass of DecodeError: first)
         _raise_if_other_version(frame)
         raise ProtocolError(_classify(exc), str(exc)) from None
+    except msgspec.DecodeError as exc:
+        raise ProtocolError(Code.MALFORMED, str(exc)) from None
     if isinstance(msg, Hello) and msg.version != PROTOCOL_VERSION:
         _raise_if_other_version(frame)
     return msg

@@ -1,0 +1,212 @@
+"""Every bad input in the error catalogue gets its code, and leaves the table byte-for-byte as it was."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import redis
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from clients.sdk import Client, ServerError
+from engine.mansion.actions import Action
+from protocol.errors import Code
+from server.store import key
+from tests.server.conftest import ServerFactory, ServerProcess
+from tests.server.drive import GAME, next_move, stored_state
+from tests.server.players import Player, close, play, seat_players
+
+# Codes no client input can provoke: a table that keeps changing faster than a commit, and a server fault.
+UNPROVOKABLE = {Code.BUSY, Code.INTERNAL}
+
+
+async def raw(url: str, hello: bool = True) -> ClientConnection:
+    ws = await connect(url)
+    if hello:
+        await ws.send(json.dumps({"type": "hello", "version": 1}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+    return ws
+
+
+async def ask(ws: ClientConnection, frame: str | bytes | dict[str, Any]) -> dict[str, Any]:
+    await ws.send(json.dumps(frame) if isinstance(frame, dict) else frame)
+    reply: dict[str, Any] = json.loads(await ws.recv())
+    return reply
+
+
+def table_bytes(sync_redis: redis.Redis, table: str) -> tuple[Any, ...]:
+    """Everything stored about the table: record, state, seq."""
+    return tuple(sync_redis.hmget(key(table), "seq", "meta", "state"))
+
+
+@pytest.fixture
+async def started(server: ServerProcess) -> AsyncIterator[tuple[str, list[Player]]]:
+    table, players = await seat_players([server.url], seed=7)
+    yield table, players
+    await close(players)
+
+
+def illegal_for(state_bytes: bytes, seat: int) -> Action:
+    """A well-formed action the rules forbid ``seat`` now."""
+    legal = GAME.legal_actions(GAME.decode_state(state_bytes), seat)
+    candidates: list[Any] = [{"type": "move", "to": t} for t in range(-1, 6)]
+    candidates += [{"type": "rotate", "r": r} for r in range(7)] + [{"type": "end_turn"}, {"type": "dial", "bid": 0}]
+    for raw_action in candidates:
+        action = msgspec.convert(raw_action, Action)
+        if action not in legal:
+            return action
+    raise AssertionError("no illegal action found")
+
+
+async def test_frame_errors(server: ServerProcess) -> None:
+    ws = await raw(server.url)
+    assert (await ask(ws, "{not json"))["code"] == Code.MALFORMED
+    assert (await ask(ws, "[1, 2]"))["code"] == Code.MALFORMED
+    assert (await ask(ws, b'{"type": "ping"}'))["code"] == Code.MALFORMED  # binary frame
+    assert (await ask(ws, {"type": "teleport"}))["code"] == Code.UNKNOWN_TYPE
+    assert (await ask(ws, {"ref": "x"}))["code"] == Code.UNKNOWN_TYPE
+    assert (await ask(ws, {"type": "ping", "extra": 1}))["code"] == Code.BAD_FIELD
+    assert (await ask(ws, {"type": "join", "table": "a b", "name": "x"}))["code"] == Code.BAD_FIELD
+    assert (await ask(ws, {"type": "join", "table": "t", "name": "", "ref": "r1"}))["code"] == Code.BAD_FIELD
+    reply = await ask(ws, {"type": "ping", "ref": "still-here"})
+    assert reply["type"] == "pong" and reply["ref"] == "still-here"
+    await ws.close()
+
+
+async def test_version_and_hello_first(server: ServerProcess) -> None:
+    ws = await raw(server.url, hello=False)
+    reply = await ask(ws, {"type": "ping", "ref": "early"})
+    assert reply["code"] == Code.VERSION and reply["ref"] == "early"  # hello comes first
+    reply = await ask(ws, {"type": "hello", "version": 2, "newer_field": True})
+    assert reply["code"] == Code.VERSION and "version 1" in reply["message"]
+    with pytest.raises(ConnectionClosed):
+        await ws.recv()
+
+
+async def test_lobby_errors(server: ServerProcess, sync_redis: redis.Redis) -> None:
+    client = Client(server.url)
+    await client.connect()
+    try:
+        for bad in [
+            {"game": "chess", "seats": 2},
+            {"game": "mansion", "seats": 9},
+            {"game": "mansion", "seats": 4, "options": {"no_such_option": 1}},
+            {"game": "mansion", "seats": 4, "bots": 2},
+        ]:
+            with pytest.raises(ServerError) as caught:
+                await client.create(**bad)
+            assert caught.value.code == Code.BAD_OPTION, bad
+        with pytest.raises(ServerError) as caught:
+            await client.join("nosuchtable", "Ada")
+        assert caught.value.code == Code.NOT_FOUND
+        table = await client.create("mansion", 2)
+        held = await client.join(table, "Ada", seat=1)
+        before = table_bytes(sync_redis, table)
+        other = Client(server.url)
+        await other.connect()
+        for call, code in [
+            (other.join(table, "Bob", seat=1), Code.TABLE_FULL),
+            (other.join(table, "Bob", seat=5), Code.BAD_FIELD),
+            (client.start(table), Code.NOT_STARTED),  # a seat is still free
+        ]:
+            with pytest.raises(ServerError) as caught:
+                await call
+            assert caught.value.code == code
+            assert table_bytes(sync_redis, table) == before
+        other.seats[table] = dataclasses.replace(held, token="forged-token")
+        with pytest.raises(ServerError) as caught:
+            await other.leave(table)
+        assert caught.value.code == Code.AUTH
+        outcome = await client.act(table, {"type": "end_turn"})
+        assert outcome.code == Code.NOT_STARTED  # type: ignore[union-attr]
+        assert table_bytes(sync_redis, table) == before
+        await other.join(table, "Bob")
+        with pytest.raises(ServerError) as caught:
+            await other.join(table, "Cy")
+        assert caught.value.code == Code.TABLE_FULL
+        await client.start(table)
+        started = table_bytes(sync_redis, table)
+        for call in [other.join(table, "Dee"), client.leave(table), client.start(table)]:
+            with pytest.raises(ServerError) as caught:
+                await call
+            assert caught.value.code == Code.ALREADY_STARTED
+        assert table_bytes(sync_redis, table) == started
+        await other.close()
+    finally:
+        await client.close()
+
+
+async def test_action_errors_leave_the_state_unchanged(
+    started: tuple[str, list[Player]], sync_redis: redis.Redis
+) -> None:
+    table, players = started
+    seat, action, seq = next_move(sync_redis, table)
+    waiting = next(p for p in players if p.seat != seat)
+    me = players[seat].client
+    before = table_bytes(sync_redis, table)
+    state = stored_state(sync_redis, table)
+    cases: list[tuple[Client, Any, dict[str, Any], Code]] = [
+        (waiting.client, action, {}, Code.NOT_YOUR_TURN),
+        (me, illegal_for(state, seat), {}, Code.ILLEGAL_MOVE),
+        (me, {"type": "fly", "to": 3}, {}, Code.BAD_FIELD),
+        (me, {"type": "move", "to": "north"}, {}, Code.BAD_FIELD),
+        (me, action, {"seq": seq - 1}, Code.STALE),
+    ]
+    for client, act, extra, code in cases:
+        outcome = await client.act(table, act, **extra)
+        assert outcome.code == code, (act, outcome)  # type: ignore[union-attr]
+        assert table_bytes(sync_redis, table) == before
+    forged = Client(players[0].client.url)
+    await forged.connect()
+    forged.seats[table] = dataclasses.replace(players[seat].client.seats[table], token="x" * 22)
+    outcome = await forged.act(table, action)
+    assert outcome.code == Code.AUTH  # type: ignore[union-attr]
+    await forged.close()
+    assert table_bytes(sync_redis, table) == before
+    # and the same command, sent right, is then accepted once
+    assert (await me.act(table, action, cmd="good", seq=seq)).seq == seq + 1  # type: ignore[union-attr]
+    assert (await me.act(table, action, cmd="good", seq=seq)).seq == seq + 1  # type: ignore[union-attr]
+
+
+async def test_acting_after_the_game_is_over(started: tuple[str, list[Player]], sync_redis: redis.Redis) -> None:
+    table, players = started
+    await play(players)
+    over = table_bytes(sync_redis, table)
+    outcome = await players[0].client.act(table, {"type": "end_turn"})
+    assert outcome.code == Code.GAME_OVER  # type: ignore[union-attr]
+    assert table_bytes(sync_redis, table) == over
+
+
+async def test_limits(start_server: ServerFactory) -> None:
+    server = start_server("--rate", "5", "--burst", "5", "--max-tables", "2", "--max-frame-bytes", "4096")
+    ws = await raw(server.url)
+    for _ in range(10):
+        await ws.send(json.dumps({"type": "ping"}))
+    codes = [json.loads(await ws.recv()).get("code") for _ in range(10)]
+    assert codes.count(Code.RATE_LIMITED) >= 4 and codes.count(None) >= 4
+    await ws.close()
+    client = Client(server.url)
+    await client.connect()
+    await client.create("mansion", 2)
+    await client.create("mansion", 2)
+    with pytest.raises(ServerError) as caught:
+        await client.create("mansion", 2)
+    assert caught.value.code == Code.LIMIT
+    await client.close()
+    ws = await raw(server.url)
+    assert (await ask(ws, {"type": "list", "ref": "x" * 5000}))["code"] == Code.TOO_LARGE
+    with pytest.raises(ConnectionClosed) as closed:
+        await ws.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+def test_every_provokable_code_is_provoked_here() -> None:
+    """Each catalogue code but the unprovokable ones is named by an assertion in this module."""
+    tests = Path(__file__).read_text().split("async def test_frame_errors")[1]
+    assert [code for code in Code if code not in UNPROVOKABLE and f"Code.{code.name}" not in tests] == []
