@@ -1,0 +1,39 @@
+// The language switch: one string table per language (i18n/en.js, i18n/fr.js), looked up by key.
+
+import en from "./i18n/en.js";
+import fr from "./i18n/fr.js";
+
+export const TABLES = { en, fr };
+export const LANGUAGES = Object.keys(TABLES);
+
+let current = "en";
+
+export function setLanguage(lang) {
+  current = TABLES[lang] ? lang : "en";
+  document.documentElement.lang = current;
+  return current;
+}
+
+export function language() {
+  return current;
+}
+
+/** The string ``key`` in the current language, ``{name}`` placeholders filled from ``params``. */
+export function t(key, params = {}) {
+  const text = TABLES[current][key] ?? TABLES.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+/** Whether ``key`` exists (for optional, game-specific strings). */
+export function has(key) {
+  return key in TABLES[current] || key in TABLES.en;
+}
+
+/** The browser's preferred language among ours. */
+export function preferred() {
+  for (const lang of navigator.languages || [navigator.language || "en"]) {
+    const short = lang.slice(0, 2).toLowerCase();
+    if (TABLES[short]) return short;
+  }
+  return "en";
+}
