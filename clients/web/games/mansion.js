@@ -390,7 +390,7 @@ function handPanel(ctx) {
 }
 
 function panels(ctx) {
-  return [eventPanel(ctx), duelPanel(ctx), handPanel(ctx)].filter(Boolean);
+  return [duelPanel(ctx), eventPanel(ctx), handPanel(ctx)].filter(Boolean);
 }
 
 function seat(ctx, seatIndex) {

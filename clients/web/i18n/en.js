@@ -35,7 +35,7 @@ export default {
   "lobby.strategy.random": "random",
 
   "table.title": "Table {id}",
-  "table.game_lobby": "Waiting for players: {taken} of {seats} seats taken.",
+  "table.game_lobby": "Seats taken: {taken} of {seats}.",
   "table.share": "Friends can join from the lobby with the id {id}.",
   "table.start": "Start the game",
   "table.leave": "Leave the table",

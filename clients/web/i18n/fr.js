@@ -35,7 +35,7 @@ export default {
   "lobby.strategy.random": "au hasard",
 
   "table.title": "Table {id}",
-  "table.game_lobby": "En attente des joueurs : {taken} places prises sur {seats}.",
+  "table.game_lobby": "Places prises : {taken} sur {seats}.",
   "table.share": "Vos amis peuvent rejoindre depuis l'accueil avec l'identifiant {id}.",
   "table.start": "Lancer la partie",
   "table.leave": "Quitter la table",
