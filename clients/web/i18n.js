@@ -24,9 +24,10 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
-/** Whether ``key`` exists (for optional, game-specific strings). */
-export function has(key) {
-  return key in TABLES[current] || key in TABLES.en;
+/** A game's name in the current language, else the server's ``fallback`` title (or the game's id). */
+export function gameTitle(game, fallback) {
+  const key = `game.${game}`;
+  return key in TABLES[current] || key in TABLES.en ? t(key) : fallback || game;
 }
 
 /** The browser's preferred language among ours. */

@@ -1,13 +1,12 @@
 // The lobby: your name, a new table, the open tables, and any table by its id.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { gameTitle, t } from "./i18n.js";
 
 const STRATEGIES = ["greedy", "random"];
 
-function gameTitle(welcome, name) {
-  const game = welcome?.games.find((g) => g.name === name);
-  return game ? game.title : name;
+function title(welcome, name) {
+  return gameTitle(name, welcome?.games.find((g) => g.name === name)?.title);
 }
 
 function createForm(state, handlers) {
@@ -33,7 +32,7 @@ function createForm(state, handlers) {
       h(
         "select",
         { name: "game", onchange: (e) => handlers.form({ game: e.target.value }) },
-        games.map((g) => h("option", { value: g.name, selected: chosen && g.name === chosen.name }, g.title)),
+        games.map((g) => h("option", { value: g.name, selected: chosen && g.name === chosen.name, title: g.title }, gameTitle(g.name, g.title))),
       ),
     ),
     h(
@@ -95,7 +94,7 @@ function tablesPanel(state, handlers) {
       "tr",
       { dataset: { table: table.table } },
       h("td", { class: "mono" }, table.table),
-      h("td", {}, gameTitle(state.welcome, table.game)),
+      h("td", {}, title(state.welcome, table.game)),
       h("td", {}, `${table.taken}/${table.seats}`),
       h("td", {}, t(`lobby.status.${table.status}`)),
       h(
@@ -159,8 +158,8 @@ export function renderLobby(state, handlers) {
           oninput: (e) => handlers.name(e.target.value),
         }),
       ),
-      state.error ? h("p", { class: "error", id: "lobby-error" }, state.error) : null,
     ),
+    state.error ? h("p", { class: "banner error", id: "lobby-error" }, state.error) : null,
     h("div", { class: "lobby-grid" }, createForm(state, handlers), h("div", { class: "stack" }, tablesPanel(state, handlers), byIdPanel(handlers))),
   );
 }

@@ -3,7 +3,7 @@
 
 import { h, choice } from "./dom.js";
 import generic from "./games/generic.js";
-import { t } from "./i18n.js";
+import { gameTitle, t } from "./i18n.js";
 
 export const SEAT_COLOURS = ["#e0524d", "#3b82d6", "#e9b52c", "#8f5bd9", "#3ea86f", "#9aa3ad"];
 
@@ -27,13 +27,13 @@ function labelOf(renderer, ctx, action) {
   return renderer.label(ctx, action) ?? generic.label(ctx, action);
 }
 
-function seatingCard(renderer, table, handlers) {
+function seatingCard(table, handlers) {
   const taken = table.seats.filter((seat) => seat.name).length;
   const full = taken === table.seats.length && table.seats.length > 0;
   return h(
     "section",
     { class: "panel seating" },
-    h("div", { class: "panel-kicker" }, renderer.title ? t(renderer.title) : table.game),
+    h("div", { class: "panel-kicker" }, gameTitle(table.game)),
     h("h2", {}, t("table.title", { id: table.id })),
     h("p", {}, t("table.game_lobby", { taken, seats: table.seats.length })),
     h(
@@ -199,16 +199,15 @@ function finalScores(renderer, ctx, table, handlers) {
 export function renderTable(renderer, table, handlers) {
   const ctx = makeContext(table);
   if (table.status === "lobby" || !table.view) {
-    return h("div", { class: "table-screen waiting", dataset: { table: table.id } }, seatingCard(renderer, table, handlers));
+    return h("div", { class: "table-screen waiting", dataset: { table: table.id } }, seatingCard(table, handlers));
   }
-  const title = renderer.title ? t(renderer.title) : table.game;
   return h(
     "div",
     { class: "table-screen", dataset: { table: table.id, game: table.game, seq: String(table.seq), status: table.status } },
     h(
       "section",
       { class: "board-area" },
-      h("div", { class: "board-head" }, h("h2", {}, title), h("span", { class: "muted" }, t("table.title", { id: table.id })), h("button", { class: "link", onclick: handlers.lobby }, t("table.back"))),
+      h("div", { class: "board-head" }, h("h2", {}, gameTitle(table.game)), h("span", { class: "muted" }, t("table.title", { id: table.id })), h("button", { class: "link", onclick: handlers.lobby }, t("table.back"))),
       h("div", { class: "board" }, renderer.board(ctx)),
       table.result && !table.scoresClosed ? finalScores(renderer, ctx, table, handlers) : null,
     ),

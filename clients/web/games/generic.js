@@ -14,7 +14,6 @@ function words(type) {
 }
 
 export default {
-  title: null,
   board: (ctx) => h("p", { class: "no-board" }, ctx.t("table.no_renderer")),
   panels: () => [],
   seat: () => null,

@@ -1,7 +1,6 @@
 // Each game's renderer is a module of its own, loaded when a table of that game is shown.
 //
 // A renderer's default export may provide (every member is optional; ``generic.js`` fills the gaps):
-//   title                         string key of the game's name
 //   board(ctx) -> Element|null    the table drawn from ctx.view; choices marked with dom.choice(el, action)
 //   panels(ctx) -> Element[]      the game's side panels (current event, duel, your hand …)
 //   seat(ctx, seat) -> Element    what a seat's row shows beyond its name

@@ -150,7 +150,7 @@ function roomTile(ctx, room) {
     s("rect", { x, y, width: TILE_W, height: TILE_H, rx: 12, class: "room-bg" }),
     s("text", { class: "room-name", x: x + 14, y: y + 27 }, roomName(ctx, room)),
   );
-  if (here) tile.append(ghostShape(ctx, x + TILE_W - 26, y + 22, 1));
+  if (here) tile.append(ghostShape(ctx, x + TILE_W - 30, y + TILE_H - 26, 1.35));
   const kinds = grouped(v.rooms[room]);
   const w = kinds.length > 12 ? 26 : 33;
   const perRow = Math.floor((TILE_W - 20 + 5) / (w + 5));
@@ -258,7 +258,7 @@ function rotateControls(ctx, hall, angle) {
 // -- the renderer ---------------------------------------------------------------------------------------
 function board(ctx) {
   const v = ctx.view;
-  const svg = s("svg", { viewBox: "0 0 1000 1000", class: "mansion-board", role: "group", "aria-label": ctx.t("mansion.title") });
+  const svg = s("svg", { viewBox: "0 0 1000 1000", class: "mansion-board", role: "group", "aria-label": ctx.t("game.mansion") });
   svg.append(
     s(
       "defs",
@@ -289,13 +289,14 @@ function board(ctx) {
   return svg;
 }
 
-/** The steps and direction of the current round's event, when the log holds its ``round_started``. */
+/** The steps and direction of the current round's event (``either`` until the first player chose), when the
+log holds its ``round_started``: the view names the event only. */
 function currentEvent(ctx) {
-  for (let i = ctx.table.log.length - 1; i >= 0; i--) {
-    const found = ctx.table.log[i].events.find((e) => e.type === "round_started");
-    if (found) return found.round === ctx.view.round ? found : null;
-  }
-  return null;
+  const events = ctx.table.log.flatMap((entry) => entry.events);
+  const start = events.findLastIndex((e) => e.type === "round_started");
+  if (start < 0 || events[start].round !== ctx.view.round) return null;
+  const moved = events.slice(start).find((e) => e.type === "ghosts_moved" && e.cause === "event");
+  return { steps: events[start].steps, direction: moved ? moved.direction : events[start].direction };
 }
 
 function eventPanel(ctx) {
@@ -308,7 +309,14 @@ function eventPanel(ctx) {
     h("div", { class: "panel-kicker" }, ctx.t("mansion.round", { round: v.round })),
     h("h3", {}, ctx.t(`mansion.event.${v.event}`)),
     started && started.steps
-      ? h("p", { class: "event-move" }, ctx.t("mansion.event_moves", { steps: started.steps, direction: ctx.t(`mansion.${started.direction}`) }))
+      ? h(
+          "p",
+          { class: "event-move" },
+          ctx.t(started.direction === "either" ? "mansion.event_moves_either" : "mansion.event_moves", {
+            steps: started.steps,
+            direction: ctx.t(`mansion.${started.direction}`),
+          }),
+        )
       : null,
     h("p", {}, ctx.t(`mansion.condition.${v.event}`)),
   );
@@ -424,7 +432,9 @@ function prompt(ctx) {
   const mine = ctx.table.prompts.find((p) => p.seat === ctx.me);
   if (mine) {
     if (mine.kind === "turn") return ctx.t(v.actions ? "mansion.prompt.turn" : "mansion.prompt.turn_free", { actions: v.actions });
-    const steps = mine.kind === "tea_party" ? v.tea_steps : currentEvent(ctx)?.steps ?? "?";
+    if (mine.kind === "tea_party") return ctx.t("mansion.prompt.tea_party", { steps: v.tea_steps });
+    const steps = currentEvent(ctx)?.steps;
+    if (mine.kind === "event_direction" && !steps) return ctx.t("mansion.prompt.event_direction_unknown");
     return ctx.t(`mansion.prompt.${mine.kind}`, { steps });
   }
   const others = ctx.table.prompts;
@@ -435,7 +445,10 @@ function prompt(ctx) {
 
 function help(ctx) {
   const mine = ctx.table.prompts.find((p) => p.seat === ctx.me);
-  return mine && mine.kind === "turn" ? ctx.t("mansion.help.turn") : null;
+  if (!mine) return null;
+  if (mine.kind === "turn") return ctx.t("mansion.help.turn");
+  if (mine.kind === "grim_grinning" || mine.kind === "candlelight") return ctx.t("mansion.help.discard");
+  return null;
 }
 
 function label(ctx, a) {
@@ -459,7 +472,7 @@ function label(ctx, a) {
     case "dial":
       return t("mansion.act.dial", { bid: a.bid });
     case "direction":
-      return t("mansion.act.direction", { direction: t(`mansion.${a.direction}`) });
+      return `${a.direction === "cw" ? "↻" : "↺"} ${t("mansion.act.direction", { direction: t(`mansion.${a.direction}`) })}`;
     case "end_turn":
     case "decline":
       return t(`mansion.act.${a.type}`);
@@ -562,4 +575,4 @@ function scoreColumns(ctx, result) {
   ];
 }
 
-export default { title: "mansion.title", board, panels, seat, prompt, help, label, primary, logLines, scoreColumns };
+export default { board, panels, seat, prompt, help, label, primary, logLines, scoreColumns };

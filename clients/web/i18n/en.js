@@ -6,6 +6,10 @@ export default {
   "conn.lost": "Connection lost, reconnecting…",
   "conn.server": "server {server}",
 
+  "game.mansion": "Call of the Spirits",
+  "game.spook": "Spook",
+  "game.ghost-at-home": "Ghost at Home",
+
   "lobby.welcome": "Haunted tabletop games, played live. Sit at a table or watch one.",
   "lobby.name": "Your name",
   "lobby.name_placeholder": "shown at the table",
@@ -43,7 +47,7 @@ export default {
   "table.free_seat": "free seat",
   "table.you": "you",
   "table.bot": "bot",
-  "table.watching": "You are watching this table.",
+  "table.watching": "Watching",
   "table.seats": "Players",
   "table.choices": "All choices ({count})",
   "table.waiting_for": "Waiting for {names}…",
@@ -72,7 +76,6 @@ export default {
 
   "error.generic": "{code}: {message}",
 
-  "mansion.title": "Call of the Spirits",
   "mansion.room.crypt": "Crypt",
   "mansion.room.graveyard": "Graveyard",
   "mansion.room.attic": "Attic",
@@ -137,7 +140,8 @@ export default {
   "mansion.cw": "clockwise",
   "mansion.ccw": "counter-clockwise",
   "mansion.round": "Round {round}",
-  "mansion.event_moves": "Ghosts move {steps} {direction}",
+  "mansion.event_moves": "Ghosts move {steps} rooms {direction}",
+  "mansion.event_moves_either": "Ghosts move {steps} rooms, the way the first player chooses",
   "mansion.events_left": "{count} event cards left",
   "mansion.decks": "Ghost deck {ghosts} · Haunt deck {haunts}",
   "mansion.first": "first player",
@@ -162,6 +166,7 @@ export default {
   "mansion.prompt.turn_free": "Your turn: no action left, but a free one is possible.",
   "mansion.prompt.dial": "Set your dial.",
   "mansion.prompt.event_direction": "Which way do the Hitchhiking Ghosts go ({steps} rooms)?",
+  "mansion.prompt.event_direction_unknown": "Which way do the Hitchhiking Ghosts go this round?",
   "mansion.prompt.tea_party": "Tea Party: move the Hitchhiking Ghosts {steps} rooms. Which way?",
   "mansion.prompt.grim_grinning": "Grim Grinning Ghost: you may discard one Haunt card, now or never.",
   "mansion.prompt.candlelight": "Candlelight: you may discard one Haunt card.",
@@ -172,6 +177,7 @@ export default {
   "mansion.prompt.other.grim_grinning": "{name} may discard a Haunt card.",
   "mansion.prompt.other.candlelight": "{name} may discard a Haunt card.",
   "mansion.help.turn": "Click a hallway section or room to move, the Séance Room to go back, a card in your room to collect it, a card in a player's collection to duel for it.",
+  "mansion.help.discard": "Or click one of your Haunt cards to discard it.",
 
   "mansion.act.move": "Move to the {room}",
   "mansion.act.move_seance": "Move to the Séance Room",

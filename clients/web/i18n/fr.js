@@ -6,6 +6,10 @@ export default {
   "conn.lost": "Connexion perdue, reconnexion…",
   "conn.server": "serveur {server}",
 
+  "game.mansion": "L'appel des esprits",
+  "game.spook": "Spook",
+  "game.ghost-at-home": "Fantôme à la maison",
+
   "lobby.welcome": "Des jeux de société hantés, joués en direct. Asseyez-vous à une table ou regardez une partie.",
   "lobby.name": "Votre nom",
   "lobby.name_placeholder": "affiché à la table",
@@ -43,7 +47,7 @@ export default {
   "table.free_seat": "place libre",
   "table.you": "vous",
   "table.bot": "robot",
-  "table.watching": "Vous regardez cette table.",
+  "table.watching": "Spectateur",
   "table.seats": "Joueurs",
   "table.choices": "Tous les choix ({count})",
   "table.waiting_for": "En attente de {names}…",
@@ -72,7 +76,6 @@ export default {
 
   "error.generic": "{code} : {message}",
 
-  "mansion.title": "L'appel des esprits",
   "mansion.room.crypt": "Crypte",
   "mansion.room.graveyard": "Cimetière",
   "mansion.room.attic": "Grenier",
@@ -137,7 +140,8 @@ export default {
   "mansion.cw": "dans le sens horaire",
   "mansion.ccw": "dans le sens antihoraire",
   "mansion.round": "Tour {round}",
-  "mansion.event_moves": "Les fantômes avancent de {steps} {direction}",
+  "mansion.event_moves": "Les fantômes avancent de {steps} pièces {direction}",
+  "mansion.event_moves_either": "Les fantômes avancent de {steps} pièces, dans le sens choisi par le premier joueur",
   "mansion.events_left": "{count} cartes Événement restantes",
   "mansion.decks": "Pioche Fantôme {ghosts} · Pioche Hantise {haunts}",
   "mansion.first": "premier joueur",
@@ -162,6 +166,7 @@ export default {
   "mansion.prompt.turn_free": "À vous : plus d'action, mais une action gratuite reste possible.",
   "mansion.prompt.dial": "Réglez votre cadran.",
   "mansion.prompt.event_direction": "Dans quel sens vont les fantômes auto-stoppeurs ({steps} pièces) ?",
+  "mansion.prompt.event_direction_unknown": "Dans quel sens vont les fantômes auto-stoppeurs ce tour-ci ?",
   "mansion.prompt.tea_party": "Goûter : déplacez les fantômes auto-stoppeurs de {steps} pièces. Dans quel sens ?",
   "mansion.prompt.grim_grinning": "Fantôme grimaçant : vous pouvez défausser une carte Hantise, maintenant ou jamais.",
   "mansion.prompt.candlelight": "À la chandelle : vous pouvez défausser une carte Hantise.",
@@ -172,6 +177,7 @@ export default {
   "mansion.prompt.other.grim_grinning": "{name} peut défausser une carte Hantise.",
   "mansion.prompt.other.candlelight": "{name} peut défausser une carte Hantise.",
   "mansion.help.turn": "Cliquez une section du couloir ou une pièce pour vous déplacer, la salle de spiritisme pour y revenir, une carte de votre pièce pour la prendre, une carte de la collection d'un joueur pour la lui disputer en duel.",
+  "mansion.help.discard": "Ou cliquez une de vos cartes Hantise pour la défausser.",
 
   "mansion.act.move": "Aller : {room}",
   "mansion.act.move_seance": "Aller dans la salle de spiritisme",
