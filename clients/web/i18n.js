@@ -18,9 +18,16 @@ export function language() {
   return current;
 }
 
-/** The string ``key`` in the current language, ``{name}`` placeholders filled from ``params``. */
+function lookup(key) {
+  return TABLES[current][key] ?? TABLES.en[key];
+}
+
+/** The string ``key`` in the current language, ``{name}`` placeholders filled from ``params``.  When
+ * ``params.count`` is singular in this language (1 in English; 0 and 1 in French) ``<key>_one`` is used if
+ * the table has it. */
 export function t(key, params = {}) {
-  const text = TABLES[current][key] ?? TABLES.en[key] ?? key;
+  const one = typeof params.count === "number" && new Intl.PluralRules(current).select(params.count) === "one";
+  const text = (one && lookup(`${key}_one`)) || lookup(key) || key;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 

@@ -131,9 +131,15 @@ function seatsPanel(renderer, ctx, table) {
 function logPanel(renderer, ctx, table) {
   const memo = {};
   const lines = [];
+  let seated = [];
   for (const entry of table.log) {
     if (entry.seats) {
-      lines.push(t("log.seats", { names: entry.seats.map((seat) => seat.name || "—").join(", ") }));
+      for (const seat of entry.seats) {
+        const before = seated[seat.seat];
+        if (seat.name && seat.name !== before) lines.push(t("log.sat", { name: seat.name, n: seat.seat + 1 }));
+        else if (!seat.name && before) lines.push(t("log.stood", { name: before, n: seat.seat + 1 }));
+      }
+      seated = entry.seats.map((seat) => seat.name);
     }
     if (entry.status === "playing") lines.push(t("log.started"));
     lines.push(...renderer.logLines(ctx, entry, memo));

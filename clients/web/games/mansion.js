@@ -313,7 +313,7 @@ function eventPanel(ctx) {
           "p",
           { class: "event-move" },
           ctx.t(started.direction === "either" ? "mansion.event_moves_either" : "mansion.event_moves", {
-            steps: started.steps,
+            count: started.steps,
             direction: ctx.t(`mansion.${started.direction}`),
           }),
         )
@@ -431,11 +431,11 @@ function prompt(ctx) {
   const v = ctx.view;
   const mine = ctx.table.prompts.find((p) => p.seat === ctx.me);
   if (mine) {
-    if (mine.kind === "turn") return ctx.t(v.actions ? "mansion.prompt.turn" : "mansion.prompt.turn_free", { actions: v.actions });
-    if (mine.kind === "tea_party") return ctx.t("mansion.prompt.tea_party", { steps: v.tea_steps });
+    if (mine.kind === "turn") return ctx.t(v.actions ? "mansion.prompt.turn" : "mansion.prompt.turn_free", { count: v.actions });
+    if (mine.kind === "tea_party") return ctx.t("mansion.prompt.tea_party", { count: v.tea_steps });
     const steps = currentEvent(ctx)?.steps;
     if (mine.kind === "event_direction" && !steps) return ctx.t("mansion.prompt.event_direction_unknown");
-    return ctx.t(`mansion.prompt.${mine.kind}`, { steps });
+    return ctx.t(`mansion.prompt.${mine.kind}`, { count: steps });
   }
   const others = ctx.table.prompts;
   if (!others.length) return null;
@@ -499,14 +499,17 @@ function eventLines(ctx, e, memo) {
     case "ghost_cards_placed":
       return [t("mansion.log.ghost_cards_placed", { count: e.rooms.reduce((n, room) => n + room.length, 0) })];
     case "turn_started":
-      return [t("mansion.log.turn_started", { name: name(e.seat), actions: e.actions })];
+      return [t("mansion.log.turn_started", { name: name(e.seat), count: e.actions })];
     case "moved": {
       const place = e.to === SEANCE ? t("mansion.seance") : roomName(ctx, (e.to + memo.rotation) % 7);
       return [t("mansion.log.moved", { name: name(e.seat), place })];
     }
-    case "rotated":
+    case "rotated": {
       memo.rotation = e.to;
-      return [t(e.free ? "mansion.log.rotated_free" : "mansion.log.rotated", { name: name(e.seat) })];
+      const delta = (e.to - e.start + 7) % 7;
+      const turn = { name: name(e.seat), steps: delta <= 3 ? delta : 7 - delta, arrow: delta <= 3 ? "↻" : "↺" };
+      return [t(e.free ? "mansion.log.rotated_free" : "mansion.log.rotated", turn)];
+    }
     case "collected":
       return [
         e.room === -1
