@@ -107,7 +107,7 @@ export class TableState {
     this.prompts = msg.prompts;
     this.legal = msg.legal || [];
     this.promptSeq = msg.seq;
-    if (msg.view !== undefined) {
+    if (msg.view != null) {
       this.view = msg.view;
       this.viewSeq = msg.seq;
       this.settle();
