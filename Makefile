@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# `make run ARGS="--port 9000"`; set REDIS_URL to use a Redis server instead of the embedded Valkey.
+ARGS ?=
 
 .PHONY: run test lint
 
@@ -12,8 +14,7 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 run: $(BIN)/.installed
-	@echo "hauntd is installed in $(VENV); the server command arrives with the server (see the README)."
-	$(BIN)/hauntd --help
+	$(BIN)/hauntd serve $(ARGS)
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .

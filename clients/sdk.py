@@ -147,7 +147,9 @@ class Client:
         await self.close()
 
     async def _open(self) -> None:
-        ws = await connect(self.url, max_size=None, open_timeout=10, ping_interval=20, ping_timeout=20)
+        ws = await connect(
+            self.url, max_size=None, open_timeout=10, ping_interval=20, ping_timeout=20, compression=None
+        )
         await ws.send(codec.encode(Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")), text=True)
         reply = codec.decode_server(await asyncio.wait_for(ws.recv(), self.request_timeout))
         if isinstance(reply, Error):

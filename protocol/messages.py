@@ -232,12 +232,14 @@ class Events(ServerMessage, tag="events"):
 
 
 class Prompts(ServerMessage, tag="prompts"):
-    """Who must decide now (public), and ``legal``: your own legal actions (empty for spectators)."""
+    """Who must decide now (public); when you owe a decision, ``legal`` (your legal actions) and ``view`` (the
+    table as you see it now), so a client can decide without replaying events."""
 
     table: str
     seq: int
     prompts: list[PromptInfo]
     legal: list[Any] = []
+    view: Any = None
 
 
 class Snapshot(ServerMessage, tag="snapshot"):

@@ -44,7 +44,8 @@ class App:
         self.settings = settings
         self.server_id = f"hauntd-{secrets.token_hex(3)}"
         self.metrics = Metrics()
-        self.redis = aioredis.from_url(settings.redis_url, max_connections=64)
+        pool = aioredis.BlockingConnectionPool.from_url(settings.redis_url, max_connections=64, timeout=10)
+        self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis)
         self.service = TableService(self.store, self.metrics)
         self.fanout = Fanout(self.store, self.redis, self.service.on_deadline)
@@ -85,6 +86,7 @@ class App:
                 process_request=http.handler(self, self.settings.web_root),
                 max_size=4 * self.settings.max_frame_bytes,
                 max_queue=8,
+                compression=None,  # per-socket deflate would undo encoding each update once per audience
                 ping_interval=20,
                 ping_timeout=20,
                 server_header=f"hauntd/{PROTOCOL_VERSION}",

@@ -24,6 +24,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     eng.add_argument("--games", type=int, default=300, help="number of games (default: 300)")
     eng.add_argument("--seed", type=int, default=1, help="first game seed; game i uses seed+i (default: 1)")
     eng.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
+    lat = kinds.add_parser(
+        "latency",
+        help="round-trip latency of actions over real sockets: 4 seats at one table, p50 and p99",
+        description="Play random legal mansion games over WebSocket, one action at a time, and time each action "
+        "from send to 'accepted' and to its update reaching every other seat.  Without --url a server with an "
+        "embedded Valkey is started for the run.",
+    )
+    lat.add_argument("--url", help="a running server (default: start one)")
+    lat.add_argument("--actions", type=int, default=1000, help="actions to time (default: 1000)")
+    lat.add_argument("--seats", type=int, default=4, help="seats at the table (default: 4)")
+    lat.add_argument("--seed", type=int, default=1, help="seed of the random choices (default: 1)")
+    lat.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
     bots = kinds.add_parser(
         "bots",
         help="measure a strategy's strength against random bots in in-process games",
@@ -44,6 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.kind == "engine":
         print(json.dumps(bench_engine(args.game, args.seats, args.games, args.seed)))
+        return 0
+    if args.kind == "latency":
+        from server.latency import bench_latency
+
+        print(json.dumps(bench_latency(args.url, args.actions, args.seats, args.seed)))
         return 0
     if args.kind == "bots":
         print(json.dumps(bench_bots(args.game, args.seats, args.games, args.strategy, args.seed)))

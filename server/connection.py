@@ -150,7 +150,8 @@ class Connection:
         limit = self.settings.max_frame_bytes
         if len(frame) > limit or (len(frame) * 4 > limit and len(frame.encode()) > limit):
             self.error(Code.TOO_LARGE, f"frames are limited to {limit} bytes")
-            self.queue.put_nowait(_CLOSE) if not self.queue.full() else None
+            if not self.queue.full():
+                self.queue.put_nowait(_CLOSE)
             return False
         limited = not self.bucket.take()
         try:

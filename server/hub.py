@@ -127,11 +127,12 @@ class Hub:
         started = any(b.status == "playing" for b in batches)
         over = self.meta.status == "over"
         tail = [self._game_over_frame()] if over else []
+        prompts = self._prompts()
         for audience in audiences:
             if started:
                 frames[audience].append(self._snapshot_frame(audience, None))
             elif self.meta.status == "playing":
-                frames[audience].append(self._prompts_frame(audience))
+                frames[audience].append(self._prompts_frame(audience, prompts))
             frames[audience].extend(tail)
         for conn, audience in list(self.followers.items()):
             for frame in frames[audience]:
@@ -158,10 +159,10 @@ class Hub:
             return []
         return prompt_infos(self.game, self.state, self.meta)
 
-    def _prompts_frame(self, audience: Audience) -> bytes:
-        return codec.encode(
-            Prompts(table=self.table, seq=self.seq, prompts=self._prompts(), legal=self._legal(audience))
-        )
+    def _prompts_frame(self, audience: Audience, prompts: list[PromptInfo]) -> bytes:
+        legal = self._legal(audience)
+        view = self.game.view(self.state, audience) if legal else None
+        return codec.encode(Prompts(table=self.table, seq=self.seq, prompts=prompts, legal=legal, view=view))
 
     def _snapshot_frame(self, audience: Audience, ref: str | None) -> bytes:
         meta = self.meta

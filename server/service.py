@@ -202,13 +202,16 @@ class TableService:
             return self._apply(game, record, seat, action)
 
         try:
-            return await self._change(hub, build, command)
+            seq = await self._change(hub, build, command)
         except ProtocolError as exc:
             if exc.code in (Code.NOT_YOUR_TURN, Code.ILLEGAL_MOVE, Code.GAME_OVER, Code.STALE):
                 done = await self.store.command_seq(hub.table, command)
                 if done is not None:  # a retry of a command that already committed: its original outcome
                     return done
             raise
+        if hub.latest.seq == seq and hub.latest.meta.status == "over":
+            log.info("table_over", table=hub.table, seq=seq)
+        return seq
 
     def _apply(
         self, game: Game[Any, Any, Any], record: Record, seat: int, action: Any, timeout: bool = False
@@ -258,6 +261,8 @@ class TableService:
             hub.note(Record(committed, new, state or b""))
             self.metrics.actions.inc()
             log.info("turn_timed_out", table=table, seat=seat, seq=committed)
+            if new.status == "over":
+                log.info("table_over", table=table, seq=committed)
 
     # -- the compare-and-set loop ------------------------------------------------------------------------
     async def _change(self, hub: Hub, build: Callable[[Record], Change], command: str | None = None) -> int:

@@ -1,0 +1,112 @@
+"""``hauntd bench latency``: one action at a time over real sockets, timed to ``accepted`` and to fan-out."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from clients.sdk import Client
+from protocol.messages import Accepted, Events, GameOver, Prompts, Snapshot
+from server.launch import ServerProcess
+
+
+class _Seat:
+    """One seat's connection, stamping when each update arrives."""
+
+    def __init__(self, client: Client, table: str) -> None:
+        self.client = client
+        self.table = table
+        self.arrived: dict[int, float] = {}
+        self.legal: tuple[int, list[Any]] = (-1, [])
+        self.over = False
+        self.changed = asyncio.Event()
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        while True:
+            msg = await self.client.recv()
+            now = time.perf_counter()
+            if isinstance(msg, Events):
+                self.arrived[msg.seq] = now
+            elif isinstance(msg, Prompts | Snapshot):
+                self.legal = (msg.seq, msg.legal)
+            elif isinstance(msg, GameOver):
+                self.over = True
+            self.changed.set()
+
+    async def wait(self, predicate: Any) -> None:
+        while not predicate():
+            self.changed.clear()
+            await asyncio.wait_for(self.changed.wait(), 30)
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+
+    def at(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 3)
+
+    return {"p50_ms": at(0.50), "p99_ms": at(0.99), "max_ms": round(ordered[-1] * 1000, 3)}
+
+
+async def _play(url: str, n_actions: int, seats: int, seed: int) -> dict[str, Any]:
+    chooser = random.Random(seed)
+    acked: list[float] = []
+    fanned: list[float] = []
+    games = 0
+    while len(acked) < n_actions:
+        clients = [Client(url, client=f"bench{i}") for i in range(seats)]
+        for client in clients:
+            await client.connect()
+        table = await clients[0].create("mansion", seats)
+        for i, client in enumerate(clients):
+            await client.join(table, f"bench{i}")
+        players = [_Seat(c, table) for c in clients]
+        seq = await clients[0].start(table)
+        games += 1
+        while len(acked) < n_actions and not players[0].over:
+            for p in players:  # everyone has this update's prompts (a seat owing nothing gets them too)
+                await p.wait(lambda p=p, seq=seq: p.legal[0] >= seq or p.over)
+            ready = [p for p in players if p.legal[0] == seq and p.legal[1]]
+            if not ready:
+                break  # the game is over
+            actor = ready[0]
+            sent = time.perf_counter()
+            outcome = await actor.client.act(table, chooser.choice(actor.legal[1]), seq=seq)
+            assert isinstance(outcome, Accepted), outcome
+            acked.append(time.perf_counter() - sent)
+            seq = outcome.seq
+            for p in players:
+                await p.wait(lambda p=p, seq=seq: seq in p.arrived)
+                if p is not actor:
+                    fanned.append(p.arrived[seq] - sent)
+        for p in players:
+            p.task.cancel()
+            await p.client.close()
+    return {
+        "seats": seats,
+        "games": games,
+        "actions": len(acked),
+        "accepted": _percentiles(acked),
+        "update_at_other_seats": _percentiles(fanned),
+    }
+
+
+def bench_latency(url: str | None, n_actions: int, seats: int, seed: int) -> dict[str, Any]:
+    if url is not None:
+        return {"url": url, **asyncio.run(_play(url, n_actions, seats, seed))}
+    with tempfile.TemporaryDirectory(prefix="hauntd-bench-") as tmp:
+        server = ServerProcess(
+            ["--log-format", "json", "--data-dir", str(Path(tmp) / "data")],
+            Path(tmp) / "server.log",
+        )
+        server.start()
+        try:
+            return {"url": "embedded", **asyncio.run(_play(server.url, n_actions, seats, seed))}
+        finally:
+            server.kill(signal.SIGTERM)

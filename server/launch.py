@@ -1,0 +1,69 @@
+"""Start ``hauntd serve`` as a subprocess and wait until it listens: used by the tests and the benchmarks."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class ServerProcess:
+    """One ``hauntd serve`` subprocess; its JSON log lines go to ``log_path``."""
+
+    args: list[str]
+    log_path: Path
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+    starts: int = field(default=0)
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 20.0) -> None:
+        """Start (or restart, on the same port once it has one) and wait for its ``listening`` line."""
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        args = [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port), *self.args]
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=log)
+        self.starts += 1
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"hauntd serve exited:\n{self.log_path.read_text()[offset:]}")
+            with self.log_path.open("rb") as log:
+                log.seek(offset)
+                for line in log.read().splitlines():
+                    with contextlib.suppress(ValueError):
+                        entry = json.loads(line)
+                        if entry.get("event") == "listening":
+                            self.port = entry["ports"][0]
+                            return
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"hauntd serve did not start:\n{self.log_path.read_text()[offset:]}")
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(15)
+        self.process = None
+
+    def log_lines(self) -> list[dict[str, object]]:
+        lines = []
+        for line in self.log_path.read_text().splitlines():
+            with contextlib.suppress(ValueError):
+                lines.append(json.loads(line))
+        return lines

@@ -1,0 +1,81 @@
+"""Hidden information over the wire: each seat receives exactly the engine's redaction for it, never another
+seat's Haunt values or an unrevealed duel bid; a spectator receives neither; no log line holds a token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import redis
+
+from clients.sdk import Client
+from protocol.messages import Events, GameOver, Prompts, Snapshot
+from server.hub import decode_events
+from server.store import decode_batch, log_key
+from tests.server.conftest import ServerProcess
+from tests.server.drive import GAME
+from tests.server.players import close, play, seat_players
+
+PRIVATE = {"haunt_drawn": "values", "haunt_discarded": "value", "dial_set": "bid"}
+
+
+def logged_events(sync_redis: redis.Redis, table: str) -> dict[int, list[Any]]:
+    out = {}
+    for _, fields in sync_redis.xrange(log_key(table)):
+        batch = decode_batch(fields[b"b"])
+        out[batch.seq] = decode_events("mansion", batch.events)
+    return out
+
+
+def assert_nothing_hidden(messages: list[Any], seat: int | None) -> int:
+    """Checks every received event and view; returns how many private events of others were seen (redacted)."""
+    others = 0
+    for msg in messages:
+        if isinstance(msg, Events):
+            for event in msg.events:
+                field = PRIVATE.get(event["type"])
+                if field is not None and event["seat"] != seat:
+                    assert event[field] is None, (seat, event)
+                    others += 1
+        elif isinstance(msg, Snapshot | Prompts) and msg.view is not None and msg.view["phase"] != "over":
+            assert msg.view["seat"] == seat
+            for owner, hand in enumerate(msg.view["haunt"]):
+                assert hand is None or owner == seat, (seat, msg.view["haunt"])
+            duel = msg.view["duel"]
+            assert duel is None or set(duel) == {"challenger", "defender", "card", "challenger_set", "defender_set"}
+    return others
+
+
+async def test_each_seat_sees_only_its_own_secrets(server: ServerProcess, sync_redis: redis.Redis) -> None:
+    table, players = await seat_players([server.url], seed=8)
+    spectator = Client(server.url)
+    await spectator.connect()
+    await spectator.watch(table)
+    try:
+        await play(players)
+        watched = []
+        while not watched or not isinstance(watched[-1], GameOver):
+            watched.append(await spectator.recv(timeout=10))
+    finally:
+        await close(players)
+        await spectator.close()
+    logged = logged_events(sync_redis, table)
+    for p in players:
+        assert assert_nothing_hidden(p.received, p.seat) > 0  # other seats' draws happened, all redacted
+        assert any(isinstance(m, Prompts) and m.view is not None for m in p.received)
+        for msg in p.received:
+            if isinstance(msg, Events):  # exactly the engine's redaction of the logged events, nothing more
+                expected = [GAME.redact(e, p.seat) for e in logged[msg.seq]]
+                assert msg.events == msgspec.to_builtins([e for e in expected if e is not None])
+    assert assert_nothing_hidden(watched, None) > 0
+    for msg in watched:
+        if isinstance(msg, Events):
+            expected = [GAME.redact(e, None) for e in logged[msg.seq]]
+            assert msg.events == msgspec.to_builtins([e for e in expected if e is not None])
+    # the end reveals everything, to everyone alike
+    assert watched[-1].result == players[0].result.result  # type: ignore[union-attr]
+    assert all(hand is not None for hand in watched[-1].result["reveal"]["haunt"])
+    log_text = server.log_path.read_text()
+    assert '"event": "seat_taken"' in log_text
+    for p in players:
+        assert p.client.seats[table].token not in log_text

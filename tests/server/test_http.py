@@ -1,0 +1,81 @@
+"""Plain HTTP on the WebSocket port, the embedded Valkey, and a client that stops reading."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from clients.sdk import Client
+from server.http import static_file
+from tests.server.conftest import ServerFactory, ServerProcess
+
+
+def get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            return reply.status, reply.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def test_health_metrics_and_no_path_traversal(server: ServerProcess) -> None:
+    assert get(f"{server.http}/healthz") == (200, b"ok\n")
+    status, body = get(f"{server.http}/metrics")
+    assert status == 200 and b"hauntd_connections" in body and b"hauntd_tables" in body
+    for path in ["/static/../../pyproject.toml", "/static/%2e%2e/%2e%2e/pyproject.toml", "/nothing"]:
+        assert get(f"{server.http}{path}")[0] == 404
+
+
+def test_static_files_stay_under_their_root(tmp_path: Path) -> None:
+    web = tmp_path / "web"
+    (web / "js").mkdir(parents=True)
+    (web / "index.html").write_text("<h1>hauntd</h1>")
+    (web / "js" / "app.js").write_text("1")
+    (tmp_path / "secret.txt").write_text("no")
+    assert static_file(web, "index.html") == (web / "index.html").resolve()
+    assert static_file(web, "js/app.js") == (web / "js" / "app.js").resolve()
+    for bad in ["../secret.txt", "js/../../secret.txt", "/etc/passwd", "js", "missing.html", "a\x00b"]:
+        assert static_file(web, bad) is None, bad
+    assert static_file(tmp_path / "absent", "index.html") is None
+
+
+async def test_embedded_valkey_keeps_tables_across_restarts(start_server: ServerFactory, tmp_path: Path) -> None:
+    server = start_server("--data-dir", str(tmp_path / "data"), redis_url=None)
+    client = Client(server.url, reconnect=False)
+    await client.connect()
+    table = await client.create("mansion", 3)
+    await client.close()
+    server.kill()  # kill -9: the embedded Valkey is told to stop with us, and flushes its append-only file
+    server.start()
+    client = Client(server.url, reconnect=False)
+    await client.connect()
+    assert table in [t.table for t in await client.list_tables("mansion")]
+    await client.close()
+    assert (tmp_path / "data" / "appendonlydir").is_dir()
+
+
+async def test_a_client_that_stops_reading_is_dropped(start_server: ServerFactory) -> None:
+    server = start_server("--send-queue", "16", "--rate", "100000", "--burst", "100000")
+    owner = Client(server.url)
+    await owner.connect()
+    table = await owner.create("mansion", 2)
+    ws = await connect(server.url, max_queue=1)
+    await ws.send(json.dumps({"type": "hello", "version": 1}))
+    with pytest.raises(ConnectionClosed):  # the server cuts it off while it is still sending
+        for _ in range(20000):  # each answered by a snapshot, which this client never reads
+            await ws.send(json.dumps({"type": "watch", "table": table}))
+    await owner.close()
+    for _ in range(50):
+        if any(line.get("event") == "slow_consumer_dropped" for line in server.log_lines()):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        pytest.fail("the slow reader was never dropped")
+    assert get(f"{server.http}/healthz")[0] == 200

@@ -1,0 +1,71 @@
+"""The lobby over the wire: listing, private tables, leaving, watching, resuming in the hello itself."""
+
+from __future__ import annotations
+
+import json
+
+import redis
+from websockets.asyncio.client import connect
+
+from clients.sdk import Client
+from protocol.messages import Events, Snapshot
+from tests.server.conftest import ServerProcess
+from tests.server.players import close, play, seat_players
+
+
+async def test_list_join_leave_and_private_tables(server: ServerProcess) -> None:
+    ada, bob = Client(server.url), Client(server.url)
+    await ada.connect()
+    await bob.connect()
+    try:
+        public = await ada.create("mansion", 2)
+        hidden = await ada.create("mansion", 2, private=True)
+        listed = {t.table: t for t in await bob.list_tables("mansion")}
+        assert public in listed and hidden not in listed
+        assert listed[public].taken == 0 and listed[public].status == "lobby"
+        await bob.join(public, "Bob")
+        assert {t.table: t for t in await ada.list_tables()}[public].taken == 1
+        await ada.join(public, "Ada")
+        assert public not in [t.table for t in await ada.list_tables()]  # full: no longer open
+        left_seq = await bob.leave(public)
+        assert public in [t.table for t in await ada.list_tables()]  # open again
+        seats = None
+        while seats is None:  # Ada sees Bob go, as one update
+            msg = await ada.recv(timeout=5)
+            if isinstance(msg, Events) and msg.seq == left_seq:
+                seats = msg.seats
+        assert seats is not None and [s.name for s in seats] == [None, "Ada"]
+        again = await bob.join(hidden, "Bob")  # a private table: by its id
+        assert again.seat == 0
+    finally:
+        await ada.close()
+        await bob.close()
+
+
+async def test_watch_from_a_seq_and_resume_in_hello(server: ServerProcess, sync_redis: redis.Redis) -> None:
+    table, players = await seat_players([server.url], seed=10)
+    try:
+        await play(players, stop_at=20)
+        watcher = Client(server.url)
+        await watcher.connect()
+        watcher.last_seq[table] = 12
+        snapshot = await watcher.watch(table)
+        seqs = []
+        while True:
+            msg = await watcher.recv(timeout=5)
+            if isinstance(msg, Snapshot):
+                break
+            seqs.append(msg.seq)  # type: ignore[union-attr]
+        assert seqs == list(range(13, snapshot.seq + 1)) and snapshot.seat is None
+        assert snapshot.legal == [] and snapshot.view["haunt"] == [None] * 4
+        await watcher.close()
+        token = players[2].client.seats[table].token
+        async with connect(server.url) as ws:  # a hand-typed hello that resumes seat 2 at once
+            await ws.send(json.dumps({"type": "hello", "version": 1, "table": table, "token": token, "last_seq": 18}))
+            frames = [json.loads(await ws.recv())]
+            while frames[-1]["type"] != "snapshot":
+                frames.append(json.loads(await ws.recv()))
+        assert frames[0]["type"] == "welcome" and frames[-1]["seat"] == 2
+        assert [f["seq"] for f in frames[1:-1]] == list(range(19, frames[-1]["seq"] + 1))
+    finally:
+        await close(players)
