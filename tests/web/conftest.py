@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import ROOT, ServerProcess, server, start_server, valkey_url  # noqa: F401  (shared fixtures)
+from server.launch import ROOT, ServerProcess
+from tests.server.conftest import server, start_server, valkey_url  # noqa: F401  (the server tests' fixtures)
 
 CHROMIUM = Path(os.environ.get("HAUNTD_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [

@@ -8,7 +8,7 @@ from typing import Any
 
 from clients.sdk import Client
 from engine.mansion.cards import EVENT_NAMES, KIND_NAMES, ROOMS
-from tests.server.conftest import ServerProcess
+from server.launch import ServerProcess
 from tests.server.players import Player, close
 from tests.web.conftest import screenshot
 
