@@ -179,6 +179,10 @@ function playerName() {
 async function join(id) {
   showTable(id);
   const table = state.table;
+  if (table.seated) {
+    follow(table, 0); // this tab already holds a seat there
+    return;
+  }
   try {
     const joined = await conn.request({ type: "join", table: id, name: playerName() });
     table.seat = joined.seat;
@@ -275,7 +279,7 @@ async function act(action) {
       table.settle();
     } else {
       table.pending = null;
-      table.error = t("table.rejected", { message: reply.message });
+      table.error = reply.code === "stale" ? t("table.stale") : t("table.rejected", { message: reply.message });
     }
   } catch (err) {
     table.pending = null;

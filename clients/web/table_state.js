@@ -85,9 +85,11 @@ export class TableState {
     }
     this.view = msg.view ?? null;
     this.viewSeq = msg.seq;
-    this.prompts = msg.prompts || [];
-    this.legal = msg.legal || [];
-    this.promptSeq = msg.seq;
+    if (msg.seq >= this.promptSeq) {
+      this.prompts = msg.prompts || [];
+      this.legal = msg.legal || [];
+      this.promptSeq = msg.seq;
+    }
     this.settle();
     return this.stale;
   }

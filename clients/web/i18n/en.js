@@ -55,6 +55,7 @@ export default {
   "table.seconds_left": "{seconds} s left",
   "table.sending": "Sending…",
   "table.rejected": "Not accepted: {message}",
+  "table.stale": "The table moved on meanwhile: choose again.",
   "table.no_renderer": "This game has no table drawing yet; the choices below still work.",
   "table.seat_n": "Seat {n}",
   "table.and": " and ",

@@ -55,6 +55,7 @@ export default {
   "table.seconds_left": "encore {seconds} s",
   "table.sending": "Envoi…",
   "table.rejected": "Refusé : {message}",
+  "table.stale": "La table a bougé entre-temps : choisissez à nouveau.",
   "table.no_renderer": "Ce jeu n'a pas encore de plateau dessiné ; les choix ci-dessous fonctionnent.",
   "table.seat_n": "Place {n}",
   "table.and": " et ",
