@@ -165,7 +165,11 @@ function finalScores(renderer, ctx, table, handlers) {
       "section",
       { class: "panel scores" },
       h("h2", {}, t("over.title")),
-      h("p", { class: "winners" }, t("over.winners", { names: result.winners.map(ctx.name).join(t("table.and")) })),
+      h(
+        "p",
+        { class: "winners" },
+        result.winners.length ? t("over.winners", { names: result.winners.map(ctx.name).join(t("table.and")) }) : t("over.no_winner"),
+      ),
       h(
         "table",
         {},

@@ -102,6 +102,26 @@ async def test_whole_game_by_clicking(page: Any, server: ServerProcess) -> None:
     assert "The game begins." in log and "Final scores:" in log
 
 
+async def test_any_game_by_its_buttons(page: Any) -> None:
+    """A game without a drawing of its own (solo Spook) is still played to its end with the generic buttons."""
+    await page.select_option("select[name=game]", "spook")
+    await page.select_option("select[name=seats]", "1")
+    await page.click("#create")
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector(".no-board")
+    rng = random.Random(3)
+    clicks = 0
+    while True:
+        await page.wait_for_selector(f"{GAME_OVER}, {CHOICES}", timeout=30000)
+        if await page.is_visible(GAME_OVER):
+            break
+        assert await click_a_choice(page, rng, on_board=False) == "button"
+        clicks += 1
+    assert clicks > 0
+    assert await page.locator(f"{GAME_OVER} tbody tr").count() == 1
+    assert "game over" in await page.inner_text("#log")
+
+
 async def test_french_switch(page: Any) -> None:
     assert await page.inner_text("#create-form h2") == "New table"
     await page.select_option("#lang", "fr")

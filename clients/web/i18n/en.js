@@ -73,6 +73,7 @@ export default {
   "over.score": "Score",
   "over.winner": "wins",
   "over.winners": "Winner: {names}",
+  "over.no_winner": "Nobody wins this time.",
   "over.seed": "Seed {seed} (matches the commitment shown at the start)",
   "over.close": "Look at the board",
 

@@ -73,6 +73,7 @@ export default {
   "over.score": "Score",
   "over.winner": "gagne",
   "over.winners": "Victoire : {names}",
+  "over.no_winner": "Personne ne gagne cette fois.",
   "over.seed": "Graine {seed} (correspond à l'engagement publié au début)",
   "over.close": "Voir le plateau",
 
