@@ -41,9 +41,10 @@ const CARD_LOOK = {
 const SPECIAL = new Set(["bride", "headless_knight", "madame_leota", "organist", "executioner"]);
 
 // -- geometry -------------------------------------------------------------------------------------------
-function polar(angle, radius) {
+/** The point at ``angle`` degrees clockwise from 12 o'clock, ``radius`` from (cx, cy). */
+function polar(angle, radius, cx = C, cy = C) {
   const a = (angle * Math.PI) / 180;
-  return [C + radius * Math.sin(a), C - radius * Math.cos(a)];
+  return [cx + radius * Math.sin(a), cy - radius * Math.cos(a)];
 }
 
 function sector(a0, a1, r0, r1) {
@@ -127,7 +128,7 @@ function svgCard(ctx, card, count, x, y, w) {
 }
 
 /** A Ghost card as an HTML chip (collections). */
-export function htmlCard(ctx, card, count) {
+function htmlCard(ctx, card, count) {
   const [glyph, colour, mark] = CARD_LOOK[card];
   return h(
     "span",
@@ -322,18 +323,18 @@ function eventPanel(ctx) {
   );
 }
 
+/** The duel dial (M17): four wedges 0–3, the ones offered clickable. */
 function dialPicker(ctx, dials) {
   const svg = s("svg", { viewBox: "-70 -70 140 140", class: "dial" });
   svg.append(s("circle", { r: 66, class: "dial-rim" }));
+  const at = (angle, radius) => polar(angle, radius, 0, 0);
   for (let bid = 0; bid <= 3; bid++) {
-    const a0 = bid * 90 - 45 + 3;
-    const a1 = bid * 90 + 45 - 3;
+    const [o0, o1, i1, i0] = [at(bid * 90 - 42, 60), at(bid * 90 + 42, 60), at(bid * 90 + 42, 20), at(bid * 90 - 42, 20)];
+    const [tx, ty] = at(bid * 90, 40);
     const wedge = s("g", { class: "dial-wedge" });
-    const rad = (d) => (d * Math.PI) / 180;
-    const p = (a, r) => `${r * Math.sin(rad(a))} ${-r * Math.cos(rad(a))}`;
     wedge.append(
-      s("path", { d: `M${p(a0, 60)}A60 60 0 0 1 ${p(a1, 60)}L${p(a1, 20)}A20 20 0 0 0 ${p(a0, 20)}Z` }),
-      s("text", { x: 40 * Math.sin(rad(bid * 90)), y: -40 * Math.cos(rad(bid * 90)), "text-anchor": "middle", dy: "0.35em" }, String(bid)),
+      s("path", { d: `M${o0}A60 60 0 0 1 ${o1}L${i1}A20 20 0 0 0 ${i0}Z` }),
+      s("text", { x: tx, y: ty, "text-anchor": "middle", dy: "0.35em" }, String(bid)),
     );
     const dial = dials.find((a) => a.bid === bid);
     if (dial) choice(wedge, dial, label(ctx, dial));
