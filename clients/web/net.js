@@ -26,11 +26,12 @@ export class Connection {
     this.pending = new Map(); // ref -> {resolve, reject}
     this.nextRef = 1;
     this.delay = 250;
+    this.retrying = false;
   }
 
   /** Open the socket and say hello; resolves with the welcome. */
   open() {
-    this.onStatus("connecting");
+    if (!this.retrying) this.onStatus("connecting");
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url);
       let greeted = false;
@@ -70,12 +71,14 @@ export class Connection {
 
   async retry() {
     this.delay = Math.min(this.delay * 2, 5000);
+    this.retrying = true;
     try {
       await this.open();
     } catch {
       setTimeout(() => this.retry(), this.delay);
       return;
     }
+    this.retrying = false;
     this.onReconnect();
   }
 
