@@ -125,13 +125,13 @@ async def test_whole_game_by_clicking(page: Any, server: ServerProcess) -> None:
 
 
 async def test_the_page_rides_out_a_server_restart(page: Any, server: ServerProcess) -> None:
-    """The server goes away mid-game and comes back: the page reconnects, resumes its seat, and plays on."""
+    """The server dies mid-game (kill -9) and comes back: the page reconnects, resumes its seat, and plays on."""
     table = await create_table(page, seats=2)
     players = await seat_sdk_players(server, table, 1)
     try:
         await page.click("#start:not([disabled])")
         await page.wait_for_selector("svg.mansion-board")
-        server.kill(signal.SIGTERM)
+        await asyncio.to_thread(server.kill, signal.SIGKILL)  # off the loop: the SDK player shares it
         await page.wait_for_selector("#conn-status[data-state=lost]")
         await asyncio.to_thread(server.start)
         await page.wait_for_selector("#conn-status[data-state=online]", timeout=20000)
