@@ -14,6 +14,7 @@ export function makeContext(table) {
   };
   return {
     table,
+    drawing: table.drawing, // the renderer's own notes about what it drew last (kept per table)
     view: table.view,
     me: table.seated ? table.seat : null,
     choices: table.choices,

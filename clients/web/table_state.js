@@ -28,6 +28,7 @@ export class TableState {
     this.logStartSeq = null; // the seq the log starts after (0: the whole game)
     this.firstView = null; // the view at the start of the log, when the log misses the beginning
     this.result = null;
+    this.drawing = {};
     this.pending = null; // {seq}: an action sent, waiting for its outcome
     this.error = null;
     this.refreshing = false;

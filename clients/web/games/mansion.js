@@ -256,6 +256,19 @@ function rotateControls(ctx, hall, angle) {
   return groups;
 }
 
+/** The hallway's angle for this drawing, turning the short way from the last one drawn so it can animate. */
+function hallwayAngle(ctx) {
+  const drawn = ctx.drawing;
+  const rotation = ctx.view.rotation;
+  if (drawn.angle === undefined) drawn.angle = rotation * SLOT;
+  let delta = (rotation - drawn.rotation + 7) % 7 || 0;
+  if (delta > 3) delta -= 7;
+  drawn.from = drawn.angle;
+  drawn.angle += delta * SLOT;
+  drawn.rotation = rotation;
+  return drawn.angle;
+}
+
 // -- the renderer ---------------------------------------------------------------------------------------
 function board(ctx) {
   const v = ctx.view;
@@ -279,10 +292,14 @@ function board(ctx) {
     svg.append(s("line", { class: "door", x1: x0, y1: y0, x2: x1, y2: y1 }));
   }
   for (let room = 0; room < 7; room++) svg.append(roomTile(ctx, room));
-  const angle = v.rotation * SLOT;
+  const angle = hallwayAngle(ctx);
   const hall = hallway(ctx, angle);
   svg.append(s("circle", { class: "hall-rim", cx: C, cy: C, r: R_HALL_OUT + 4 }), hall, seanceRoom(ctx));
   svg.append(...rotateControls(ctx, hall, angle));
+  if (ctx.drawing.from !== angle) {
+    hall.style.transform = `rotate(${ctx.drawing.from}deg)`; // then turn to where it stands now
+    requestAnimationFrame(() => requestAnimationFrame(() => (hall.style.transform = `rotate(${angle}deg)`)));
+  }
   svg.append(
     s("text", { class: "decks", x: 30, y: 962 }, ctx.t("mansion.decks", { ghosts: v.ghost_deck, haunts: v.haunt_deck })),
     s("text", { class: "decks", x: 970, y: 962, "text-anchor": "end" }, ctx.t("mansion.events_left", { count: v.events_left })),
