@@ -78,6 +78,11 @@ function roomOfSection(v, section) {
   return (section + v.rotation) % 7;
 }
 
+/** The seats at ``position`` (a hallway section, or SEANCE). */
+function seatsAt(v, position) {
+  return v.positions.flatMap((p, seat) => (p === position ? [seat] : []));
+}
+
 // -- pieces ---------------------------------------------------------------------------------------------
 function ghostShape(ctx, x, y, scale) {
   return s(
@@ -190,7 +195,7 @@ function hallway(ctx, angle) {
       section,
       s("text", { class: "section-letter", x: lx, y: ly, "text-anchor": "middle", dy: "0.35em", transform: `rotate(${-angle} ${lx} ${ly})` }, SECTION_LETTERS[slot]),
     );
-    const here = v.positions.map((p, seat) => (p === slot ? seat : -1)).filter((seat) => seat >= 0);
+    const here = seatsAt(v, slot);
     here.forEach((seat, i) => {
       const row = i < 3 ? 0 : 1;
       const col = (i % 3) - (Math.min(3, here.length - row * 3) - 1) / 2;
@@ -209,7 +214,7 @@ function seanceRoom(ctx) {
     s("circle", { cx: C, cy: C, r: R_SEANCE, class: "seance-bg" }),
     s("text", { class: "seance-name", x: C, y: C - 42, "text-anchor": "middle" }, ctx.t("mansion.seance")),
   );
-  const here = v.positions.map((p, seat) => (p === SEANCE ? seat : -1)).filter((seat) => seat >= 0);
+  const here = seatsAt(v, SEANCE);
   here.forEach((seat, i) => {
     const row = i < 3 ? 0 : 1;
     const inRow = Math.min(3, here.length - row * 3);
