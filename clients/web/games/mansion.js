@@ -144,6 +144,13 @@ function htmlCard(ctx, card, count) {
   );
 }
 
+/** Card width and cards per row so that ``slots`` cards fit in a room tile (every kind fits: there are 18). */
+function cardGrid(slots) {
+  const fit = (w) => ({ w, perRow: Math.floor((TILE_W - 15) / (w + 5)), rows: Math.floor((TILE_H - 45) / (w * 1.38 + 5)) });
+  const large = fit(33); // 6 × 2
+  return slots <= large.perRow * large.rows ? large : fit(24); // 7 × 3
+}
+
 function roomTile(ctx, room) {
   const v = ctx.view;
   const [cx, cy] = polar(room * SLOT, R_TILE);
@@ -158,8 +165,7 @@ function roomTile(ctx, room) {
   );
   if (here) tile.append(ghostShape(ctx, x + TILE_W - 30, y + TILE_H - 26, 1.35));
   const kinds = grouped(v.rooms[room]);
-  const w = kinds.length > 12 ? 26 : 33;
-  const perRow = Math.floor((TILE_W - 20 + 5) / (w + 5));
+  const { w, perRow } = cardGrid(kinds.length + (here ? 1 : 0)); // the ghosts take the bottom-right slot
   kinds.forEach(([card, count], i) => {
     const cardX = x + 12 + (i % perRow) * (w + 5);
     const cardY = y + 42 + Math.floor(i / perRow) * (w * 1.38 + 5);
