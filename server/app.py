@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from engine.registry import games
 from protocol.messages import PROTOCOL_VERSION, GameInfo, Limits, Welcome
 from server import http
+from server.autoplay import Autoplay
 from server.connection import Connection
 from server.hub import Fanout
 from server.metrics import Metrics
@@ -36,6 +37,7 @@ class Settings:
     burst: int = 100
     max_tables: int = 32
     send_queue: int = 512
+    away_grace: float = 2.0
     web_root: Path = http.WEB_ROOT
 
 
@@ -47,9 +49,9 @@ class App:
         pool = aioredis.BlockingConnectionPool.from_url(settings.redis_url, max_connections=64, timeout=10)
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis)
-        self.service = TableService(self.store, self.metrics)
-        self.fanout = Fanout(self.store, self.redis, self.service.on_deadline)
-        self.service.fanout = self.fanout
+        self.service = TableService(self.store, self.metrics, settings.away_grace)
+        self.fanout = Fanout(self.store, self.redis)
+        self.autoplay = Autoplay(self.store, self.redis, self.service)
         self._welcome_games = [
             GameInfo(name=g.name, title=g.title, min_seats=g.min_seats, max_seats=g.max_seats) for g in games().values()
         ]
@@ -77,6 +79,7 @@ class App:
     async def run(self, stop: asyncio.Future[None]) -> None:
         await self.redis.ping()
         await self.fanout.start()
+        await self.autoplay.start()
         self.metrics.tables.set_function(lambda: len(self.fanout.hubs))
         try:
             async with serve(
@@ -96,6 +99,7 @@ class App:
                 await stop
                 log.info("stopping", server=self.server_id)
         finally:
+            await self.autoplay.close()
             await self.fanout.close()
             with contextlib.suppress(Exception):
                 await self.redis.aclose()

@@ -49,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="tables one connection may create and follow (default: %(default)s)",
     )
     parser.add_argument(
+        "--away-grace",
+        type=float,
+        default=defaults.away_grace,
+        help="seconds the server waits before deciding for a seat marked away (default: %(default)s)",
+    )
+    parser.add_argument(
         "--send-queue",
         type=int,
         default=defaults.send_queue,
@@ -75,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         burst=args.burst,
         max_tables=args.max_tables,
         send_queue=args.send_queue,
+        away_grace=args.away_grace,
     )
     try:
         run_forever(settings)

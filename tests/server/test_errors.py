@@ -97,7 +97,8 @@ async def test_lobby_errors(server: ServerProcess, sync_redis: redis.Redis) -> N
             {"game": "chess", "seats": 2},
             {"game": "mansion", "seats": 9},
             {"game": "mansion", "seats": 4, "options": {"no_such_option": 1}},
-            {"game": "mansion", "seats": 4, "bots": 2},
+            {"game": "mansion", "seats": 4, "bots": 4, "bot_strategy": "random"},  # nobody left to start it
+            {"game": "mansion", "seats": 4, "bots": 1, "bot_strategy": "clairvoyant"},
         ]:
             with pytest.raises(ServerError) as caught:
                 await client.create(**bad)
