@@ -83,6 +83,7 @@ class Connection:
         self.created = 0
         self.greeted = False
         self.dead = False
+        self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
         self.log = log.bind(peer=_peer(ws))
 
     # -- sending -----------------------------------------------------------------------------------------
@@ -123,6 +124,7 @@ class Connection:
         try:
             async for frame in self.ws:
                 frames += 1
+                self.seen = time.monotonic()
                 if not await self._frame(frame):
                     break
         except ConnectionClosed:

@@ -113,8 +113,8 @@ class TableService:
             tokens=[None] * msg.seats,
             bots=dict.fromkeys(range(msg.bots), msg.bot_strategy),
         )
-        while True:
-            table = secrets.token_urlsafe(6)
+        while True:  # a private table's id is its only key: as unguessable as a seat token (128 bits)
+            table = secrets.token_urlsafe(16 if msg.private else 6)
             if await self.store.create(table, meta):
                 break
         self.metrics.tables_created.inc()
