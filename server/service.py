@@ -70,6 +70,8 @@ def deadlines(
     falls due at once for a bot, after ``grace`` for an away seat, after ``turn_seconds`` for anyone else, or
     never without a time limit."""
     out: dict[int, float] = {}
+    if not meta.scheduled:
+        return out
     for seat, prompt in game.prompts(state).items():
         kept = meta.deadlines.get(seat)
         if kept is not None and seat != actor and before.get(seat) == prompt:
