@@ -454,7 +454,14 @@ async def _fuzz(
                     worker.ws = None
                     await asyncio.sleep(0.05)
 
-        await asyncio.gather(*(drive(w) for w in team))
+        samples: list[int] = []
+
+        async def sample() -> None:  # the RSS ten times over the run: growth that levels off is not a leak
+            while (left := until - time.monotonic()) > 0:
+                await asyncio.sleep(min(left, seconds / 10))
+                samples.append(await asyncio.to_thread(_rss, http_base))
+
+        await asyncio.gather(sample(), *(drive(w) for w in team))
         duration = time.monotonic() - started
         for worker in team:
             if worker.ws is not None:
@@ -486,4 +493,5 @@ async def _fuzz(
         "server_alive": alive,
         "rss_before": rss_before,
         "rss_after": rss_after,
+        "rss_samples_mib": [round(r / 2**20, 1) for r in samples],
     }

@@ -15,6 +15,7 @@ import redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from clients.fuzz import unhandled
 from clients.sdk import Client
 from protocol.errors import Code
 from server import service
@@ -139,6 +140,7 @@ async def test_browser_origins_outside_the_allow_list_get_403(start_server: Serv
         with pytest.raises(InvalidStatus) as caught:
             await connect(server.url, origin=origin)  # type: ignore[arg-type]
         assert caught.value.response.status_code == 403
+    assert unhandled(server.log_path) == []  # a refusal is not a server error
 
 
 async def test_connections_per_address_are_capped_with_429(start_server: ServerFactory) -> None:
@@ -164,6 +166,7 @@ async def test_connections_per_address_are_capped_with_429(start_server: ServerF
     many = [await connect(exempt.url) for _ in range(5)]
     for ws in many:
         await ws.close()
+    assert unhandled(capped.log_path) == []
 
 
 async def test_idle_connections_are_closed_with_4408(start_server: ServerFactory) -> None:
@@ -183,3 +186,4 @@ async def test_idle_connections_are_closed_with_4408(start_server: ServerFactory
     assert sdk.reconnects == 0
     await sdk.close()
     await chatty.close()
+    assert unhandled(server.log_path) == []
