@@ -27,6 +27,7 @@ export class Connection {
     this.nextRef = 1;
     this.delay = 250;
     this.retrying = false;
+    this.keepalive = null;
   }
 
   /** Open the socket and say hello; resolves with the welcome. */
@@ -49,6 +50,7 @@ export class Connection {
           this.welcome = msg;
           this.delay = 250;
           this.onStatus("online", msg);
+          this.keepAlive(ws, msg.limits && msg.limits.idle_seconds);
           resolve(msg);
           return;
         }
@@ -61,7 +63,17 @@ export class Connection {
     });
   }
 
+  /** The server closes a connection silent for ``idle_seconds``: ping at a third of that while this one is open. */
+  keepAlive(ws, idleSeconds) {
+    clearInterval(this.keepalive);
+    if (!idleSeconds) return;
+    this.keepalive = setInterval(() => {
+      if (this.ws === ws) ws.send(JSON.stringify({ type: "ping" }));
+    }, (idleSeconds * 1000) / 3);
+  }
+
   lost() {
+    clearInterval(this.keepalive);
     this.ws = null;
     for (const { reject } of this.pending.values()) reject(new ServerError("connection_lost", "connection lost"));
     this.pending.clear();

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from server.launch import ROOT, ServerProcess
-from tests.server.conftest import server, start_server, valkey_url  # noqa: F401  (the server tests' fixtures)
+from tests.server.conftest import ServerFactory, start_server, valkey_url  # noqa: F401  (the server tests' fixtures)
 
 CHROMIUM = Path(os.environ.get("HAUNTD_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -36,7 +36,18 @@ def store_url(valkey_url: str) -> str:  # noqa: F811  (overrides the server test
 
 
 @pytest.fixture
-async def page(server: ServerProcess) -> AsyncIterator[Any]:  # noqa: F811
+def server_args() -> list[str]:
+    """Extra ``hauntd serve`` flags; a test parametrizes this to start the page's server differently."""
+    return []
+
+
+@pytest.fixture
+def server(start_server: ServerFactory, server_args: list[str]) -> ServerProcess:  # noqa: F811
+    return start_server(*server_args)
+
+
+@pytest.fixture
+async def page(server: ServerProcess) -> AsyncIterator[Any]:
     """A 1440×960 tab on the server's page; any uncaught page error or console error fails the test (but a
     refused connection, which a test that stops the server causes on purpose)."""
     playwright = pytest.importorskip("playwright.async_api")
