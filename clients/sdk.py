@@ -10,7 +10,8 @@
 Requests are matched to replies by ``ref``.  Table updates reach the iterator exactly once and in ``seq``
 order: after a dropped connection the client reconnects with backoff, resumes every seat it holds and every
 table it watches from the last ``seq`` it delivered, and re-sends unanswered actions with their original
-command ids (the server applies a command at most once).
+command ids (the server applies a command at most once).  When the server closes idle connections
+(``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever it has been quiet for a third of that.
 """
 
 from __future__ import annotations
@@ -121,6 +122,8 @@ class Client:
         self._pending: dict[str, tuple[asyncio.Future[Any], ClientMessage]] = {}
         self._inbox: asyncio.Queue[ServerMsg | BaseException] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
+        self._keeper: asyncio.Task[None] | None = None
+        self._sent_at = time.monotonic()
         self._connected = asyncio.Event()
         self._closing = False
 
@@ -129,15 +132,17 @@ class Client:
         """Open the connection and say hello; raises ``ServerError`` (e.g. ``version``) or ``OSError``."""
         await self._open()
         self._reader = asyncio.create_task(self._read_loop())
+        self._keeper = asyncio.create_task(self._keepalive())
         assert self.welcome is not None
         return self.welcome
 
     async def close(self) -> None:
         self._closing = True
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+        for task in (self._keeper, self._reader):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         if self._ws is not None:
             with contextlib.suppress(Exception):
                 await self._ws.close()
@@ -198,12 +203,22 @@ class Client:
         if ws is None:
             raise ConnectionLost("not connected")
         frame = codec.encode(msg)
+        self._sent_at = time.monotonic()
         if ws.protocol.state is State.OPEN and ws.transport.get_write_buffer_size() <= ws.write_limit_high:
             ws.protocol.send_text(frame)  # the socket keeps up: write now, no await
             ws.send_data()
             return
         with contextlib.suppress(ConnectionClosed):  # the reconnect re-sends what is still pending
             await ws.send(frame, text=True)
+
+    async def _keepalive(self) -> None:
+        """A ``ping`` after a third of the server's idle limit without sending anything."""
+        while self.welcome is not None and self.welcome.limits.idle_seconds:
+            quiet = self.welcome.limits.idle_seconds / 3
+            await asyncio.sleep(max(0.01, self._sent_at + quiet - time.monotonic()))
+            if time.monotonic() - self._sent_at >= quiet and self._connected.is_set():
+                with contextlib.suppress(ConnectionLost):
+                    await self._send(Ping())
 
     async def _expect(self, msg: ClientMessage, kind: type[Any]) -> Any:
         reply = await self._request(msg)

@@ -48,6 +48,8 @@ def decode_client(frame: bytes | str) -> ClientMsg:
         raise ProtocolError(_classify(exc), str(exc)) from None
     except msgspec.DecodeError as exc:
         raise ProtocolError(Code.MALFORMED, str(exc)) from None
+    except RecursionError:  # msgspec's own depth limit for JSON nested too deeply
+        raise ProtocolError(Code.MALFORMED, "JSON nested too deeply") from None
     if isinstance(msg, Hello) and msg.version != PROTOCOL_VERSION:
         _raise_if_other_version(frame)
     return msg
@@ -56,7 +58,7 @@ def decode_client(frame: bytes | str) -> ClientMsg:
 def _raise_if_other_version(frame: bytes | str) -> None:
     try:
         peek = _peek_decoder.decode(frame)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return
     if peek.type == "hello" and peek.version != PROTOCOL_VERSION:
         raise ProtocolError(

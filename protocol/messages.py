@@ -44,8 +44,8 @@ class Hello(ClientMessage, tag="hello"):
 
 class Create(ClientMessage, tag="create"):
     """Create a table (the creator does not sit down: ``join`` next).  ``options`` are the game's own;
-    ``turn_seconds`` is the per-decision time limit (none by default); ``bots`` fills that many seats with
-    server-run bots."""
+    ``turn_seconds`` is the per-decision time limit (none by default); ``bots`` fills the first that many seats
+    with server-run bots playing ``bot_strategy`` (at least one seat is left for a person)."""
 
     game: str
     seats: int
@@ -53,7 +53,7 @@ class Create(ClientMessage, tag="create"):
     private: bool = False
     turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
     bots: Annotated[int, msgspec.Meta(ge=0)] = 0
-    bot_strategy: str = "greedy"
+    bot_strategy: Annotated[str, msgspec.Meta(max_length=32)] = "greedy"
 
 
 class ListTables(ClientMessage, tag="list"):
@@ -125,10 +125,13 @@ class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, omit_default
 
 
 class Limits(msgspec.Struct, kw_only=True):
+    """``idle_seconds``: a connection that sends no message for that long is closed (code 4408)."""
+
     max_frame_bytes: int
     messages_per_second: float
     burst: int
     max_tables_per_connection: int
+    idle_seconds: float | None = None
 
 
 class GameInfo(msgspec.Struct, kw_only=True):
@@ -207,13 +210,18 @@ class Rejected(ServerMessage, tag="rejected"):
 
 
 class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """``bot``: played by the server.  ``away``: the seat let a deadline pass; the server applies the rules'
+    default for it (after a short grace) until it acts again."""
+
     seat: int
     name: str | None = None  # None: free
     bot: bool = False
+    away: bool = False
 
 
 class PromptInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A decision ``seat`` owes; ``deadline`` is a Unix time in seconds when the table has a time limit."""
+    """A decision ``seat`` owes; ``deadline`` (Unix time, seconds) is when the server decides for the seat if it
+    has not: the table's time limit, an away seat's grace, or at once for a server-run bot."""
 
     seat: int
     kind: str

@@ -8,17 +8,22 @@ import gc
 import os
 import secrets
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import redis.asyncio as aioredis
 import structlog
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request, Response
+from websockets.typing import Origin
 
 from engine.registry import games
 from protocol.messages import PROTOCOL_VERSION, GameInfo, Limits, Welcome
 from server import http
+from server.autoplay import Autoplay
 from server.connection import Connection
+from server.guard import Guard
 from server.hub import Fanout
 from server.metrics import Metrics
 from server.service import TableService
@@ -37,6 +42,11 @@ class Settings:
     burst: int = 100
     max_tables: int = 32
     send_queue: int = 512
+    away_grace: float = 2.0
+    allowed_origins: tuple[str, ...] = ()  # browser Origins allowed to connect (empty: any)
+    max_connections_per_ip: int = 256  # 0: no cap
+    limit_loopback: bool = False  # count loopback clients against the cap too
+    idle_timeout: float = 300.0  # seconds without a client message before the connection is closed (0: never)
     web_root: Path = http.WEB_ROOT
 
 
@@ -48,9 +58,15 @@ class App:
         pool = aioredis.BlockingConnectionPool.from_url(settings.redis_url, max_connections=64, timeout=10)
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis)
-        self.service = TableService(self.store, self.metrics)
-        self.fanout = Fanout(self.store, self.redis, self.service.on_deadline)
-        self.service.fanout = self.fanout
+        self.service = TableService(self.store, self.metrics, settings.away_grace)
+        self.fanout = Fanout(self.store, self.redis)
+        self.autoplay = Autoplay(self.store, self.redis, self.service)
+        self.guard = Guard(
+            self.metrics,
+            max_per_ip=settings.max_connections_per_ip,
+            limit_loopback=settings.limit_loopback,
+            idle=settings.idle_timeout or None,
+        )
         self._welcome_games = [
             GameInfo(name=g.name, title=g.title, min_seats=g.min_seats, max_seats=g.max_seats) for g in games().values()
         ]
@@ -59,6 +75,7 @@ class App:
             messages_per_second=settings.messages_per_second,
             burst=settings.burst,
             max_tables_per_connection=settings.max_tables,
+            idle_seconds=settings.idle_timeout or None,
         )
 
     def welcome(self, ref: str | None) -> Welcome:
@@ -73,18 +90,41 @@ class App:
             return False
 
     async def handle(self, ws: ServerConnection) -> None:
-        await Connection(ws, self).run()
+        conn = Connection(ws, self)
+        self.guard.live.add(conn)
+        try:
+            await conn.run()
+        finally:
+            self.guard.live.discard(conn)
+
+    def _origins(self) -> list[Origin | None] | None:
+        """The allowed browser Origins, and no Origin at all (not a browser); None: any."""
+        allowed = self.settings.allowed_origins
+        return [*(Origin(o) for o in allowed), None] if allowed else None
+
+    def _process_request(self) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
+        """Plain HTTP first (``server/http.py``), then the guard for a WebSocket handshake."""
+        serve_http = http.handler(self, self.settings.web_root)
+
+        async def process_request(ws: ServerConnection, request: Request) -> Response | None:
+            reply: Response | None = await serve_http(ws, request)
+            return reply if reply is not None else self.guard.admit(ws)
+
+        return process_request
 
     async def run(self, stop: asyncio.Future[None]) -> None:
         await self.redis.ping()
         await self.fanout.start()
+        await self.autoplay.start()
+        await self.guard.start()
         self.metrics.tables.set_function(lambda: len(self.fanout.hubs))
         try:
             async with serve(
                 self.handle,
                 self.settings.host,
                 self.settings.port,
-                process_request=http.handler(self, self.settings.web_root),
+                process_request=self._process_request(),
+                origins=self._origins(),
                 max_size=4 * self.settings.max_frame_bytes,
                 max_queue=8,
                 compression=None,  # per-socket deflate would undo encoding each update once per audience
@@ -97,6 +137,8 @@ class App:
                 await stop
                 log.info("stopping", server=self.server_id)
         finally:
+            await self.guard.close()
+            await self.autoplay.close()
             await self.fanout.close()
             with contextlib.suppress(Exception):
                 await self.redis.aclose()

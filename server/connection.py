@@ -53,7 +53,13 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("hauntd.conn")
 
-_CLOSE = object()
+
+class _Close(tuple[int, str]):
+    """Queued after a connection's last frame: close with this code and reason once it is sent."""
+
+
+_TOO_LARGE = _Close((1009, "too_large"))
+_VERSION = _Close((1002, "version"))
 
 
 class TokenBucket:
@@ -86,6 +92,7 @@ class Connection:
         self.greeted = False
         self.dead = False
         self.writing = False  # the writer task holds a frame: later ones must queue behind it
+        self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
         self.log = log.bind(peer=_peer(ws))
 
     # -- sending -----------------------------------------------------------------------------------------
@@ -112,6 +119,11 @@ class Connection:
             self.log.warning("slow_consumer_dropped", queued=self.queue.qsize())
             self.ws.transport.abort()
 
+    def _close_after(self, close: _Close) -> None:
+        """Close the connection once what is queued has gone out (a client that reads nothing is cut anyway)."""
+        if not self.queue.full():
+            self.queue.put_nowait(close)
+
     def reply(self, msg: Any) -> None:
         self.send(codec.encode(msg))
 
@@ -125,8 +137,8 @@ class Connection:
             while True:
                 frame = await self.queue.get()
                 self.writing = True
-                if frame is _CLOSE:
-                    await self.ws.close(1009, "too_large")
+                if isinstance(frame, _Close):
+                    await self.ws.close(*frame)
                     return
                 await self.ws.send(frame, text=True)
                 self.writing = False
@@ -140,6 +152,7 @@ class Connection:
         try:
             async for frame in self.ws:
                 frames += 1
+                self.seen = time.monotonic()
                 if not await self._frame(frame):
                     break
         except ConnectionClosed:
@@ -152,7 +165,7 @@ class Connection:
             self.follows.clear()
             if self.queue.empty() or writer.done():
                 writer.cancel()
-            else:  # let a final error (too_large) and the close go out
+            else:  # let a final error (too_large, version) and the close go out
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(asyncio.shield(writer), 2.0)
                 writer.cancel()
@@ -167,15 +180,17 @@ class Connection:
         limit = self.settings.max_frame_bytes
         if len(frame) > limit or (len(frame) * 4 > limit and len(frame.encode()) > limit):
             self.error(Code.TOO_LARGE, f"frames are limited to {limit} bytes")
-            if not self.queue.full():
-                self.queue.put_nowait(_CLOSE)
+            self._close_after(_TOO_LARGE)
             return False
         limited = not self.bucket.take()
         try:
             msg = codec.decode_client(frame)
         except ProtocolError as exc:
             self.error(exc.code, exc.message)
-            return exc.code is not Code.VERSION
+            if exc.code is not Code.VERSION:
+                return True
+            self._close_after(_VERSION)
+            return False
         if limited:
             text = f"at most {self.settings.messages_per_second:g} messages per second"
             if isinstance(msg, Act):

@@ -4,15 +4,14 @@ A hub delivers every committed update exactly once and in ``seq`` order to each 
 the next ``seq`` is delivered as it comes; a gap (a lost notice, a reconnect to Redis) is filled from the log
 with ``XRANGE`` first.  Each update is redacted by the engine and encoded once per *audience* (each seat,
 spectators), never per socket.  The hub also keeps the latest known record for the commands of this process
-(so an action costs one Redis round trip) and arms the turn timer of the table.
+(so an action costs one Redis round trip).  Deadlines are not kept here but in Redis (``server/schedule.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -67,22 +66,19 @@ def prompt_infos(game: Game[Any, Any, Any], state: Any, meta: TableMeta) -> list
 class Hub:
     """The followers of one table in this process, and what this process knows of the table."""
 
-    def __init__(self, table: str, record: Record, store: Store, on_deadline: DeadlineHandler) -> None:
+    def __init__(self, table: str, record: Record, store: Store) -> None:
         self.table = table
         self.store = store
         self.game: Game[Any, Any, Any] = get_game(record.meta.game)
         self.followers: dict[Follower, Audience] = {}
         self.lock = asyncio.Lock()
         self.refs = 0  # followers and commands in flight in this process (``Fanout.hub`` / ``release``)
-        self._on_deadline = on_deadline
-        self._timer: asyncio.TimerHandle | None = None
         # delivered: what every follower has been sent (the table as of ``seq``)
         self.seq = record.seq
         self.meta = record.meta
         self.state: Any = self.game.decode_state(record.state) if record.state else None
         # latest: the newest record known here (ahead of ``seq`` right after a local commit)
         self.latest = record
-        self._arm_timer()
 
     # -- the latest record, for commands -----------------------------------------------------------------
     def note(self, record: Record) -> None:
@@ -126,7 +122,6 @@ class Hub:
             else:
                 self.state = self.game.decode_state(record.state) if record.state else None
             self._deliver(batches, live.events if live is not None and batch is not None else None)
-            self._arm_timer()
 
     def _deliver(self, batches: list[Batch], last_events: list[Any] | None = None) -> None:
         """One ``events`` frame per update and audience; the newest one, during play, carries the prompts (the
@@ -215,26 +210,7 @@ class Hub:
             GameOver(table=self.table, seq=self.seq, commitment=self.meta.commitment or "", result=result)
         )
 
-    # -- turn timer --------------------------------------------------------------------------------------
-    def _arm_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self.meta.status != "playing" or not self.meta.deadlines:
-            return
-        seat, deadline = min(self.meta.deadlines.items(), key=lambda kv: (kv[1], kv[0]))
-        seq = self.seq
-        delay = max(0.0, deadline - time.time())
-        self._timer = asyncio.get_running_loop().call_later(
-            delay, lambda: _spawn(self._on_deadline(self.table, seq, seat))
-        )
 
-    def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-
-
-DeadlineHandler = Callable[[str, int, int], Awaitable[None]]
 _EMPTY = msgspec.Raw(b"\x90")
 _background: set[asyncio.Task[None]] = set()
 
@@ -253,7 +229,6 @@ class Fanout:
         self,
         store: Store,
         client: aioredis.Redis,
-        on_deadline: DeadlineHandler,
         *,
         idle_seconds: float = 30.0,
         resync_seconds: float = 2.0,
@@ -262,7 +237,6 @@ class Fanout:
         self.pubsub = client.pubsub()
         self.hubs: dict[str, Hub] = {}
         self._pending: dict[str, asyncio.Future[Hub]] = {}
-        self._on_deadline = on_deadline
         self._idle = idle_seconds
         self._resync = resync_seconds
         self._tasks: list[asyncio.Task[None]] = []
@@ -277,8 +251,6 @@ class Fanout:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        for hub in self.hubs.values():
-            hub.close()
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()  # type: ignore[no-untyped-call]
 
@@ -312,7 +284,7 @@ class Fanout:
         except BaseException:
             await self.pubsub.unsubscribe(channel(table))
             raise
-        hub = Hub(table, record, self.store, self._on_deadline)
+        hub = Hub(table, record, self.store)
         self.hubs[table] = hub
         return hub
 
@@ -328,7 +300,6 @@ class Fanout:
         if hub.refs > 0 or self.hubs.get(hub.table) is not hub:
             return
         del self.hubs[hub.table]
-        hub.close()
         with contextlib.suppress(Exception):
             await self.pubsub.unsubscribe(channel(hub.table))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 
@@ -27,6 +27,13 @@ class Metrics:
             registry=self.registry,
         )
         self.dropped = Counter("hauntd_slow_consumers", "Connections dropped for not reading", registry=self.registry)
+        self.refused = Counter(
+            "hauntd_refused_connections",
+            "Connections refused or closed by the guard: per_ip (over the per-address cap), idle",
+            ["reason"],
+            registry=self.registry,
+        )
+        ProcessCollector(registry=self.registry)  # process_resident_memory_bytes and friends
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -49,6 +49,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="tables one connection may create and follow (default: %(default)s)",
     )
     parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser Origin allowed to open a WebSocket (repeatable; e.g. https://play.example.org); once any "
+        "is given, a handshake with another Origin is refused with HTTP 403 (clients sending none are let in)",
+    )
+    parser.add_argument(
+        "--max-connections-per-ip",
+        type=int,
+        default=defaults.max_connections_per_ip,
+        help="simultaneous WebSocket connections from one address; past it the handshake gets HTTP 429 "
+        "(default: %(default)s; 0 = no cap; loopback is exempt unless --limit-loopback)",
+    )
+    parser.add_argument(
+        "--limit-loopback",
+        action="store_true",
+        help="apply --max-connections-per-ip to loopback clients too (exempt by default: local tools, proxies)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=defaults.idle_timeout,
+        help="close a connection that sends no message for this many seconds, with code 4408 "
+        "(default: %(default)s; 0 = never)",
+    )
+    parser.add_argument(
+        "--away-grace",
+        type=float,
+        default=defaults.away_grace,
+        help="seconds the server waits before deciding for a seat marked away (default: %(default)s)",
+    )
+    parser.add_argument(
         "--send-queue",
         type=int,
         default=defaults.send_queue,
@@ -75,6 +108,11 @@ def run(args: argparse.Namespace) -> int:
         burst=args.burst,
         max_tables=args.max_tables,
         send_queue=args.send_queue,
+        away_grace=args.away_grace,
+        allowed_origins=tuple(args.allowed_origin),
+        max_connections_per_ip=args.max_connections_per_ip,
+        limit_loopback=args.limit_loopback,
+        idle_timeout=args.idle_timeout,
     )
     try:
         run_forever(settings)

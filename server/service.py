@@ -3,7 +3,8 @@
 Each change reads the latest record this process knows (the hub keeps it), builds the new record, state and
 logged batch, and commits them with the expected ``seq``.  When another process got there first the commit
 fails with ``Conflict``; the record is re-read and the change rebuilt, a few times at most.  So two actions for
-the same table can never both commit against the same state, wherever they were received.
+the same table can never both commit against the same state, wherever they were received.  The server's own
+decisions (a time-out's default, a bot's move: ``decide``) take the same path.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 import structlog
@@ -23,7 +24,8 @@ from engine.fairness import commitment
 from engine.registry import games, get_game
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Act, Create, Join, TableInfo
-from server.hub import Fanout, Hub, Live
+from server.bots import bot_action, check_strategy
+from server.hub import Hub, Live
 from server.metrics import Metrics
 from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode
 
@@ -40,6 +42,7 @@ class Change(NamedTuple):
     live: Live | None = None
 
 
+By = Literal["player", "timeout", "bot"]  # who decided an action
 _ATTEMPTS = 8
 
 
@@ -64,23 +67,37 @@ def _illegal(exc: IllegalAction) -> ProtocolError:
 
 
 def deadlines(
-    game: Game[Any, Any, Any], meta: TableMeta, before: dict[int, Prompt], state: Any, now: float
+    game: Game[Any, Any, Any],
+    meta: TableMeta,
+    before: dict[int, Prompt],
+    state: Any,
+    now: float,
+    grace: float,
+    actor: int | None = None,
 ) -> dict[int, float]:
-    """Each prompted seat's deadline: kept while its decision is unchanged, ``turn_seconds`` from now if new."""
-    if meta.turn_seconds is None:
-        return {}
+    """When the server decides for each prompted seat.  A seat that waits on while another (``actor``) acts keeps
+    its deadline; any other decision is new (the actor's next step too, even a prompt equal to the last one) and
+    falls due at once for a bot, after ``grace`` for an away seat, after ``turn_seconds`` for anyone else, or
+    never without a time limit."""
     out: dict[int, float] = {}
+    if not meta.scheduled:
+        return out
     for seat, prompt in game.prompts(state).items():
         kept = meta.deadlines.get(seat)
-        out[seat] = kept if kept is not None and before.get(seat) == prompt else now + meta.turn_seconds
+        if kept is not None and seat != actor and before.get(seat) == prompt:
+            out[seat] = kept
+        elif seat in meta.bots:
+            out[seat] = now
+        elif meta.turn_seconds is not None:
+            out[seat] = now + (min(grace, meta.turn_seconds) if seat in meta.away else meta.turn_seconds)
     return out
 
 
 class TableService:
-    def __init__(self, store: Store, metrics: Metrics) -> None:
+    def __init__(self, store: Store, metrics: Metrics, away_grace: float = 2.0) -> None:
         self.store = store
         self.metrics = metrics
-        self.fanout: Fanout | None = None  # set once the fan-out exists (it calls back ``on_deadline``)
+        self.away_grace = away_grace  # how long the server waits before deciding for an away seat
 
     # -- lobby -------------------------------------------------------------------------------------------
     async def create(self, msg: Create) -> str:
@@ -90,7 +107,9 @@ class TableService:
         if not game.min_seats <= msg.seats <= game.max_seats:
             raise ProtocolError(Code.BAD_OPTION, f"{msg.game} seats {game.min_seats}–{game.max_seats}")
         if msg.bots:
-            raise ProtocolError(Code.BAD_OPTION, "server-run bots are not available yet")
+            if msg.bots >= msg.seats:
+                raise ProtocolError(Code.BAD_OPTION, f"at most {msg.seats - 1} bots: a person must sit down too")
+            check_strategy(msg.game, msg.bot_strategy)
         try:
             game.setup(msg.seats, bytes(32), game.decode_options(msg.options), "check")
         except IllegalAction as exc:
@@ -102,15 +121,16 @@ class TableService:
             turn_seconds=msg.turn_seconds,
             options=msg.options,
             created=time.time(),
-            names=[None] * msg.seats,
+            names=[f"bot-{seat}" if seat < msg.bots else None for seat in range(msg.seats)],
             tokens=[None] * msg.seats,
+            bots=dict.fromkeys(range(msg.bots), msg.bot_strategy),
         )
-        while True:
-            table = secrets.token_urlsafe(6)
+        while True:  # a private table's id is its only key: as unguessable as a seat token (128 bits)
+            table = secrets.token_urlsafe(16 if msg.private else 6)
             if await self.store.create(table, meta):
                 break
         self.metrics.tables_created.inc()
-        log.info("table_created", table=table, game=msg.game, seats=msg.seats, private=msg.private)
+        log.info("table_created", table=table, game=msg.game, seats=msg.seats, private=msg.private, bots=msg.bots)
         return table
 
     async def list_tables(self, game: str | None) -> list[TableInfo]:
@@ -186,7 +206,7 @@ class TableService:
             except IllegalAction as exc:
                 raise ProtocolError(Code.BAD_OPTION, exc.detail) from None
             new = msgspec.structs.replace(meta, status="playing", commitment=commitment(seed, hub.table))
-            new.deadlines = deadlines(game, new, {}, state, time.time())
+            new.deadlines = deadlines(game, new, {}, state, time.time(), self.away_grace)
             batch = Batch(seq=record.seq + 1, at=time.time(), status="playing")
             return Change(new, game.encode_state(state), batch, Live(state, []))
 
@@ -224,58 +244,62 @@ class TableService:
             log.info("table_over", table=hub.table, seq=seq)
         return seq
 
-    def _apply(
-        self, game: Game[Any, Any, Any], record: Record, seat: int, action: Any, timeout: bool = False
-    ) -> Change:
+    def _apply(self, game: Game[Any, Any, Any], record: Record, seat: int, action: Any, by: By = "player") -> Change:
+        """The change ``action`` makes.  A time-out marks the seat away; the seat's own action clears that."""
         meta = record.meta
         if meta.status == "lobby":
             raise ProtocolError(Code.NOT_STARTED, "the game has not started")
         if meta.status == "over":
             raise ProtocolError(Code.GAME_OVER, "the game is over")
         state = game.decode_state(record.state)
-        before = game.prompts(state) if meta.turn_seconds is not None else {}
+        before = game.prompts(state) if meta.scheduled else {}
         try:
             events = game.apply(state, seat, action)
         except IllegalAction as exc:
             raise _illegal(exc) from None
         now = time.time()
         over = game.result(state) is not None
-        new = msgspec.structs.replace(meta, status="over" if over else "playing")
-        new.deadlines = {} if over else deadlines(game, meta, before, state, now)
+        away = set(meta.away)
+        if by == "timeout":
+            away.add(seat)
+        elif by == "player":
+            away.discard(seat)
+        new = msgspec.structs.replace(meta, status="over" if over else "playing", away=sorted(away))
+        new.deadlines = {} if over else deadlines(game, new, before, state, now, self.away_grace, seat)
         batch = Batch(
             seq=record.seq + 1,
             at=now,
             events=msgspec.Raw(encode(events)),
+            seats=new.seat_infos() if new.away != meta.away else None,
             status="over" if over else None,
             seat=seat,
             action=msgspec.Raw(encode(action)),
-            timeout=timeout,
+            timeout=by == "timeout",
         )
         return Change(new, game.encode_state(state), batch, Live(state, events))
 
-    async def on_deadline(self, table: str, seq: int, seat: int) -> None:
-        """A decision's time ran out: apply the rules' default for it, once, whichever process gets there."""
-        hub = self.fanout.hubs.get(table) if self.fanout is not None else None
-        if hub is None or hub.latest.seq != seq:
-            return
-        record = hub.latest
-        game = hub.game
-        if record.meta.status != "playing" or seat not in record.meta.deadlines:
-            return
-        action = game.timeout_action(game.decode_state(record.state), seat)
+    async def decide(self, table: str, record: Record, seat: int) -> None:
+        """``seat``'s deadline passed at ``record``: commit its bot's move or the rules' default (a time-out),
+        exactly once whichever process gets there (a racing change makes the compare-and-set fail)."""
+        meta = record.meta
+        game = get_game(meta.game)
+        state = game.decode_state(record.state)
+        by: By = "bot" if seat in meta.bots else "timeout"
+        action = bot_action(game, state, meta, seat) if by == "bot" else game.timeout_action(state, seat)
         try:
-            new, state, batch, live = self._apply(game, record, seat, action, timeout=True)
-            committed, fresh = await self.store.commit(table, seq, new, state, batch, f"t:{seq}:{seat}")
-        except (Conflict, Missing, ProtocolError):
-            return  # the table moved on (or another process timed it out): its new timer is armed
-        if fresh:
-            done = Record(committed, new, state or b"")
-            hub.note(done)
-            await hub.advance(done, batch, live)
-            self.metrics.actions.inc()
-            log.info("turn_timed_out", table=table, seat=seat, seq=committed)
-            if new.status == "over":
-                log.info("table_over", table=table, seq=committed)
+            new, state_bytes, batch, _ = self._apply(game, record, seat, action, by)
+            seq, fresh = await self.store.commit(
+                table, record.seq, new, state_bytes, batch, f"{by}:{record.seq}", local=False
+            )
+        except (Conflict, Missing):
+            return  # the table moved on meanwhile: that commit scheduled what comes next
+        if not fresh:
+            return
+        self.metrics.actions.inc()
+        if by == "timeout":
+            log.info("turn_timed_out", table=table, seat=seat, seq=seq, away=new.away)
+        if new.status == "over":
+            log.info("table_over", table=table, seq=seq)
 
     # -- the compare-and-set loop ------------------------------------------------------------------------
     async def _change(self, hub: Hub, build: Callable[[Record], Change], command: str | None = None) -> int:

@@ -9,13 +9,17 @@ Keys of table ``ID`` share the hash tag ``{t:ID}`` so one Lua script touches one
 
 Every change is one ``EVALSHA`` of ``COMMIT``: compare ``seq`` (the table's version), write record and state,
 append the batch, record the command, refresh the expiry and ``PUBLISH`` the ``Notice`` on the table's channel,
-all atomically — so a change is persisted before any process sends a byte of it.
+all atomically — so a change is persisted before any process sends a byte of it.  For a table with deadlines
+(a time limit or server-run bots) the same step sets its entry in ``DUE`` (``server/schedule.py``), so the
+schedule always matches the committed record: that one global key is why the store wants a single Redis (or
+primary), not a Cluster.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +30,7 @@ from redis.exceptions import NoScriptError
 from protocol.messages import SeatInfo
 
 OPEN_TABLES = "hauntd:open"  # sorted set of public lobby tables (score: creation time); a hint, re-checked
+DUE = "hauntd:due"  # sorted set of tables by their earliest deadline (see server/schedule.py)
 TABLE_TTL = 7 * 24 * 3600  # seconds a table outlives its last change
 
 
@@ -46,7 +51,9 @@ def channel(table: str) -> str:
 
 
 class TableMeta(msgspec.Struct, kw_only=True):
-    """Everything about a table except the game state.  ``tokens`` are SHA-256 hex digests of seat tokens."""
+    """Everything about a table except the game state.  ``tokens`` are SHA-256 hex digests of seat tokens;
+    ``bots`` maps a server-run seat to its strategy; ``away`` lists the seats that let a deadline pass;
+    ``deadlines`` holds, per prompted seat, when the server decides for it."""
 
     game: str
     seats: int
@@ -59,9 +66,20 @@ class TableMeta(msgspec.Struct, kw_only=True):
     tokens: list[str | None] = []
     commitment: str | None = None
     deadlines: dict[int, float] = {}
+    bots: dict[int, str] = {}
+    away: list[int] = []
 
     def seat_infos(self) -> list[SeatInfo]:
-        return [SeatInfo(seat=i, name=n) for i, n in enumerate(self.names)]
+        return [SeatInfo(seat=i, name=n, bot=i in self.bots, away=i in self.away) for i, n in enumerate(self.names)]
+
+    @property
+    def scheduled(self) -> bool:
+        """Whether the table can ever have deadlines (and so an entry in ``DUE``)."""
+        return self.turn_seconds is not None or bool(self.bots)
+
+    def due(self) -> float | None:
+        """The earliest deadline, while the game is being played."""
+        return min(self.deadlines.values()) if self.status == "playing" and self.deadlines else None
 
 
 class Batch(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -130,9 +148,9 @@ def decode_notice(data: bytes) -> Notice:
     return _notice_decoder.decode(data)
 
 
-# KEYS: record, log, cmds.  ARGV: expected seq, meta, state ('' keeps it), batch, command key ('' none),
-# channel, notice, ttl.  Returns {1, seq} committed, {0, seq} conflict, {-1, seq} command already committed,
-# {-2, 0} no such table.
+# KEYS: record, log, cmds [, due].  ARGV: expected seq, meta, state ('' keeps it), batch, command key ('' none),
+# channel, notice, ttl [, table id, due score ('' removes the table from due)].  Returns {1, seq} committed,
+# {0, seq} conflict, {-1, seq} command already committed, {-2, 0} no such table.
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'seq')
 if not cur then return {-2, 0} end
@@ -154,6 +172,9 @@ local ttl = tonumber(ARGV[8])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
+if KEYS[4] then
+  if ARGV[10] ~= '' then redis.call('ZADD', KEYS[4], ARGV[10], ARGV[9]) else redis.call('ZREM', KEYS[4], ARGV[9]) end
+end
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 return {1, seq}
 """
@@ -232,6 +253,7 @@ class Store:
         self.origin = secrets.token_hex(8)  # names this store's commits in their notices
         self._commit = GroupCommit(client, _COMMIT)
         self._create = client.register_script(_CREATE)
+        self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
 
     async def create(self, table: str, meta: TableMeta) -> bool:
         """Store a new table at ``seq`` 0; False when the id is already taken."""
@@ -254,18 +276,36 @@ class Store:
         state: bytes | None,
         batch: Batch,
         command: str | None = None,
+        *,
+        local: bool = True,
     ) -> tuple[int, bool]:
         """Commit ``batch`` as update ``expected + 1``.  Returns ``(seq, fresh)``: ``fresh`` is False when
-        ``command`` had already committed (as ``seq``).  Raises ``Conflict`` or ``Missing``."""
+        ``command`` had already committed (as ``seq``).  Raises ``Conflict`` or ``Missing``.  ``local``: the
+        caller delivers the update to this process's followers itself (its notice tells this process to skip
+        it); otherwise this process's fan-out delivers it from the notice like any other."""
         meta_bytes = encode(meta)
         batch_bytes = encode(batch)
         state_bytes = state if state is not None else b""
-        notice = encode(Notice(batch_bytes, meta_bytes, state_bytes, self.origin))
-        status, seq = await self._commit(
-            [key(table), log_key(table), cmd_key(table)],
-            [expected, meta_bytes, state_bytes, batch_bytes, command or "", channel(table), notice, TABLE_TTL],
-        )
+        notice = encode(Notice(batch_bytes, meta_bytes, state_bytes, self.origin if local else ""))
+        keys = [key(table), log_key(table), cmd_key(table)]
+        args: list[bytes | str | int] = [
+            expected,
+            meta_bytes,
+            state_bytes,
+            batch_bytes,
+            command or "",
+            channel(table),
+            notice,
+            TABLE_TTL,
+        ]
+        due = meta.due()
+        if meta.scheduled:
+            keys.append(DUE)
+            args += [table, repr(due) if due is not None else ""]
+        status, seq = await self._commit(keys, args)
         if status == 1:
+            if due is not None and self.on_due is not None:
+                self.on_due(due)
             return int(seq), True
         if status == -1:
             return int(seq), False

@@ -30,6 +30,8 @@ EITHER: Final = 0
 Direction = Literal["cw", "ccw"]
 DIRECTION_SIGN: Final[dict[str, int]] = {"cw": CW, "ccw": CCW}
 DIRECTION_NAME: Final[dict[int, Direction]] = {CW: "cw", CCW: "ccw"}
+PRINTED_DIRECTION: Final[dict[int, Literal["cw", "ccw", "either"]]] = {CW: "cw", CCW: "ccw", EITHER: "either"}
+"""M7: an Event card's printed arrows."""
 
 # -- Ghost cards (M6, M21) -------------------------------------------------------------------------------
 ICONS: Final = (

@@ -7,7 +7,7 @@ Functions here mutate the state and append events to ``out``; they assume the ac
 from __future__ import annotations
 
 from bisect import insort
-from typing import Any, Final, Literal
+from typing import Any
 
 from engine.mansion.cards import (
     ACTIONS_PER_TURN,
@@ -15,7 +15,6 @@ from engine.mansion.cards import (
     BUSY_NIGHT,
     BUSY_NIGHT_EXTRA,
     CANDLELIGHT,
-    CCW,
     COLD_SPOT,
     CW,
     DIRECTION_NAME,
@@ -32,6 +31,7 @@ from engine.mansion.cards import (
     MOVE_GHOSTS,
     OPEN_DOORS,
     PLACED_EXTRA,
+    PRINTED_DIRECTION,
     QUIET_NIGHT,
     ROOM_COUNT,
     SEANCE,
@@ -76,8 +76,6 @@ from engine.mansion.view import reveal
 
 Out = list[Any]
 
-_DIRECTION_TEXT: Final[dict[int, Literal["cw", "ccw", "either"]]] = {CW: "cw", CCW: "ccw", EITHER: "either"}
-
 
 # -- Event Phase (M9–M12) --------------------------------------------------------------------------------
 def start_round(s: State, out: Out) -> None:
@@ -91,7 +89,7 @@ def start_round(s: State, out: Out) -> None:
     s.event = event
     card = EVENTS[event]
     out.append(
-        RoundStarted(s.round, s.first, card.name, card.steps, _DIRECTION_TEXT[card.direction], len(s.event_deck))
+        RoundStarted(s.round, s.first, card.name, card.steps, PRINTED_DIRECTION[card.direction], len(s.event_deck))
     )
     if event == FINAL_ROUND:  # M12: the ghosts don't move
         place_ghost_cards(s, out)

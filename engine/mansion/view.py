@@ -12,7 +12,16 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from engine.mansion.cards import EVENT_NAMES, KIND_NAMES, ROOM_COUNT, SEANCE, EventName, GhostName
+from engine.mansion.cards import (
+    EVENT_NAMES,
+    EVENTS,
+    KIND_NAMES,
+    PRINTED_DIRECTION,
+    ROOM_COUNT,
+    SEANCE,
+    EventName,
+    GhostName,
+)
 from engine.mansion.events import DialSet, HauntDiscarded, HauntDrawn, Reveal
 from engine.mansion.state import NO_BID, PH_OVER, State
 
@@ -53,6 +62,8 @@ class View(msgspec.Struct):
     first: int
     turn: int
     event: EventName | None
+    event_steps: int  # the current Event card's printed steps and direction (M7), 0/"cw" before the first
+    event_direction: Literal["cw", "ccw", "either"]
     events_done: list[EventName]
     events_left: int
     events_removed: int
@@ -103,6 +114,8 @@ def view(s: State, seat: int | None) -> View:
         first=s.first,
         turn=s.turn,
         event=EVENT_NAMES[s.event] if s.event >= 0 else None,
+        event_steps=EVENTS[s.event].steps if s.event >= 0 else 0,
+        event_direction=PRINTED_DIRECTION[EVENTS[s.event].direction] if s.event >= 0 else "cw",
         events_done=[EVENT_NAMES[e] for e in s.events_done],
         events_left=len(s.event_deck),
         events_removed=len(s.removed_events),

@@ -27,6 +27,16 @@ from protocol.messages import Act, Hello, Pong
         ('{"type": "hello", "version": 2}', Code.VERSION),
         ('{"type": "hello", "version": 2, "future_field": []}', Code.VERSION),
         ('{"type": "hello", "version": "1"}', Code.VERSION),
+        # nested past msgspec's depth limit (a RecursionError inside the decoder) where any JSON is accepted
+        (
+            '{"type": "act", "table": "t", "token": "k", "cmd": "c", "action": {"a": ' + "[" * 2000 + "]" * 2000 + "}}",
+            Code.MALFORMED,
+        ),
+        (
+            '{"type": "create", "game": "g", "seats": 2, "options": {"o": ' + "[" * 5000 + "]" * 5000 + "}}",
+            Code.MALFORMED,
+        ),
+        ('{"type": "hello", "version": ' + "[" * 2000 + "]" * 2000 + "}", Code.BAD_FIELD),  # the peek copes too
     ],
 )
 def test_bad_frames_get_their_code(frame: str, code: Code) -> None:

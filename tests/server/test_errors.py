@@ -85,8 +85,9 @@ async def test_version_and_hello_first(server: ServerProcess) -> None:
     assert reply["code"] == Code.VERSION and reply["ref"] == "early"  # hello comes first
     reply = await ask(ws, {"type": "hello", "version": 2, "newer_field": True})
     assert reply["code"] == Code.VERSION and "version 1" in reply["message"]
-    with pytest.raises(ConnectionClosed):
+    with pytest.raises(ConnectionClosed) as closed:
         await ws.recv()
+    assert closed.value.rcvd is not None and (closed.value.rcvd.code, closed.value.rcvd.reason) == (1002, "version")
 
 
 async def test_lobby_errors(server: ServerProcess, sync_redis: redis.Redis) -> None:
@@ -97,7 +98,8 @@ async def test_lobby_errors(server: ServerProcess, sync_redis: redis.Redis) -> N
             {"game": "chess", "seats": 2},
             {"game": "mansion", "seats": 9},
             {"game": "mansion", "seats": 4, "options": {"no_such_option": 1}},
-            {"game": "mansion", "seats": 4, "bots": 2},
+            {"game": "mansion", "seats": 4, "bots": 4, "bot_strategy": "random"},  # nobody left to start it
+            {"game": "mansion", "seats": 4, "bots": 1, "bot_strategy": "clairvoyant"},
         ]:
             with pytest.raises(ServerError) as caught:
                 await client.create(**bad)

@@ -1,17 +1,43 @@
-"""Per-decision time limits: the rules' default is applied when a deadline passes, once, by any process."""
+"""Per-decision time limits: the rules' default is applied when a deadline passes, exactly once, by whichever
+process gets there — also when the process that set the deadline is gone; the seat is then marked away."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
+import time
+from typing import Any
 
+import pytest
 import redis
 
-from protocol.messages import Events, Snapshot
-from server.store import decode_batch, log_key
+from clients.sdk import Client
+from protocol.messages import Events, ServerMsg, Snapshot
+from server.store import Batch, decode_batch, decode_meta, key, log_key
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq
 from tests.server.players import close, seat_players
+
+
+def logged(sync_redis: redis.Redis, table: str) -> list[Batch]:
+    return [decode_batch(fields[b"b"]) for _, fields in sync_redis.xrange(log_key(table))]
+
+
+async def wait_for_seq(sync_redis: redis.Redis, table: str, seq: int, seconds: float = 15.0) -> int:
+    deadline = time.monotonic() + seconds
+    while (now := stored_seq(sync_redis, table)) < seq:
+        assert time.monotonic() < deadline, f"table stuck at seq {now}, waiting for {seq}"
+        await asyncio.sleep(0.05)
+    return now
+
+
+def assert_each_decision_timed_out_once(batches: list[Batch], turn_seconds: float) -> None:
+    """Time-outs of a game nobody plays: each one a new decision, never a second default for the same one."""
+    timeouts = [b for b in batches if b.timeout]
+    assert [b.seq for b in batches] == list(range(1, len(batches) + 1))
+    for earlier, later in itertools.pairwise(timeouts):
+        assert later.at - earlier.at > turn_seconds * 0.9, (earlier, later)  # the next seat's own full wait
 
 
 async def test_time_outs_apply_the_default_once(start_server: ServerFactory, sync_redis: redis.Redis) -> None:
@@ -23,20 +49,79 @@ async def test_time_outs_apply_the_default_once(start_server: ServerFactory, syn
         while not isinstance(first, Snapshot) or first.status != "playing":
             first = await players[0].client.recv(timeout=5)
         assert first.prompts and all(p.deadline is not None for p in first.prompts)
-        for _ in range(100):  # nobody plays: both processes race to time the turns out
-            if stored_seq(sync_redis, table) >= started + 3:
-                break
-            await asyncio.sleep(0.1)
-        now = stored_seq(sync_redis, table)
-        assert now >= started + 3
-        batches = [decode_batch(fields[b"b"]) for _, fields in sync_redis.xrange(log_key(table))]
-        assert [b.seq for b in batches] == list(range(1, now + 1))  # each time-out committed once
-        assert all(b.timeout and b.seat is not None for b in batches[started:])
-        received = []
+        now = await wait_for_seq(sync_redis, table, started + 3)  # nobody plays: both processes race
+        batches = logged(sync_redis, table)
+        assert all(b.timeout and b.seat is not None for b in batches[started:now])
+        assert_each_decision_timed_out_once(batches, 0.4)
+        received: list[ServerMsg] = []
         with contextlib.suppress(TimeoutError):
             while True:
                 received.append(await players[1].client.recv(timeout=0.2))
         prompts = [m for m in received if isinstance(m, Events) and m.prompts is not None]
         assert prompts and all(p.deadline for m in prompts for p in m.prompts or [])
+        seatings = [m.seats for m in received if isinstance(m, Events) and m.seats is not None]
+        assert seatings and any(s.away for s in seatings[-1])  # everyone sees who is away
     finally:
         await close(players)
+
+
+async def next_of(client: Client, kind: type[Any], test: Any = lambda m: True, seconds: float = 15.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        msg = await client.recv(timeout=max(0.01, deadline - time.monotonic()))
+        if isinstance(msg, kind) and test(msg):
+            return msg
+
+
+async def test_an_away_seat_is_marked_defaulted_at_once_and_cleared(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    server = start_server("--away-grace", "0.3")
+    me, spectator = Client(server.url), Client(server.url)
+    await me.connect()
+    await spectator.connect()
+    try:
+        table = await me.create("mansion", 2, bots=1, bot_strategy="random", turn_seconds=1.0)
+        seat = (await me.join(table, "Ada")).seat
+        await spectator.watch(table)
+        await me.start(table)
+
+        def away(msg: Events) -> bool:
+            return msg.seats is not None and msg.seats[seat].away
+
+        marked = await next_of(spectator, Events, away)  # I let my first decision pass: away, for all to see
+        assert marked.seats[1 - seat].bot and not marked.seats[1 - seat].away
+        mine = await next_of(me, Events, lambda m: bool(m.legal) and m.seq == me.last_seq[table])
+        batch = logged(sync_redis, table)[mine.seq - 1]
+        deadline = next(p.deadline for p in mine.prompts or [] if p.seat == seat)
+        assert deadline - batch.at == pytest.approx(0.3)  # while away: the grace, not the full second
+        outcome = await me.act(table, mine.legal[0], seq=mine.seq)
+        assert outcome.seq == mine.seq + 1  # type: ignore[union-attr]
+        back = await next_of(spectator, Events, lambda m: m.seq == mine.seq + 1)
+        assert back.seats is not None and not back.seats[seat].away  # acting again clears it
+        meta = decode_meta(sync_redis.hget(key(table), "meta"))
+        if seat in meta.deadlines:  # still my decision: a fresh full second now that I am back
+            assert meta.deadlines[seat] - logged(sync_redis, table)[mine.seq].at == pytest.approx(1.0)
+        batches = logged(sync_redis, table)
+        assert all(not b.timeout for b in batches if b.seat == 1 - seat)  # the bot never times out
+    finally:
+        await me.close()
+        await spectator.close()
+
+
+async def test_a_deadline_outlives_the_process_that_set_it(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """Killed between setting the deadline and its firing: fresh processes that follow nothing fire it once."""
+    first = start_server()
+    table, players = await seat_players([first.url], seats=2, seed=11, turn_seconds=1.5)
+    first.kill()  # kill -9 right after the start: the deadline is only in Redis now
+    await close(players)
+    started = stored_seq(sync_redis, table)
+    assert not logged(sync_redis, table)[-1].timeout
+    start_server(), start_server()
+    await wait_for_seq(sync_redis, table, started + 2)
+    batches = logged(sync_redis, table)
+    assert batches[started].timeout and batches[started + 1].timeout
+    assert_each_decision_timed_out_once(batches, 1.5)
+    assert decode_meta(sync_redis.hget(key(table), "meta")).away  # marked by a process that never saw it start

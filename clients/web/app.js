@@ -1,0 +1,339 @@
+// The page: one connection, the lobby or one table (``#/table/<id>``), the language switch.
+
+import { h } from "./dom.js";
+import { setLanguage, preferred, t } from "./i18n.js";
+import { rendererFor } from "./games/index.js";
+import { renderLobby } from "./lobby.js";
+import { Connection, serverUrl } from "./net.js";
+import { renderTable } from "./table.js";
+import { TableState } from "./table_state.js";
+
+const app = document.getElementById("app");
+const status = document.getElementById("conn-status");
+const langSelect = document.getElementById("lang");
+
+const state = {
+  name: localStorage.getItem("hauntd.name") || "",
+  welcome: null,
+  tables: [],
+  error: null,
+  form: { game: "mansion", seats: 4, private: false, bots: false, bot_strategy: "greedy", turn_seconds: null },
+  table: null, // TableState of the table shown
+  renderer: null,
+  acts: 0, // actions sent (the browser test waits on it)
+};
+
+// -- seat tokens survive a reload (this tab only) ---------------------------------------------------------
+function savedSeat(table) {
+  const raw = sessionStorage.getItem(`hauntd.seat.${table}`);
+  return raw ? JSON.parse(raw) : null;
+}
+
+function saveSeat(table, seat, token) {
+  sessionStorage.setItem(`hauntd.seat.${table}`, JSON.stringify({ seat, token }));
+}
+
+function forgetSeat(table) {
+  sessionStorage.removeItem(`hauntd.seat.${table}`);
+}
+
+// -- rendering ---------------------------------------------------------------------------------------------
+let frame = 0;
+
+function render() {
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    draw();
+  });
+}
+
+function draw() {
+  document.getElementById("lang-label").textContent = t("lang.label");
+  document.body.dataset.acts = String(state.acts);
+  if (!state.table) {
+    app.replaceChildren(renderLobby(state, lobbyHandlers));
+    document.body.dataset.screen = "lobby";
+    return;
+  }
+  const table = state.table;
+  const log = app.querySelector(".log-lines");
+  const follow = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
+  const scrollTop = log ? log.scrollTop : 0;
+  if (!state.renderer) {
+    app.replaceChildren(h("p", { class: "loading" }, t("conn.connecting")));
+    return;
+  }
+  app.replaceChildren(renderTable(state.renderer, table, tableHandlers));
+  document.body.dataset.screen = "table";
+  const newLog = app.querySelector(".log-lines");
+  if (newLog) newLog.scrollTop = follow ? newLog.scrollHeight : scrollTop;
+  tickDeadlines();
+}
+
+function tickDeadlines() {
+  for (const el of app.querySelectorAll(".deadline")) {
+    const seconds = Math.max(0, Math.round(Number(el.dataset.deadline) - Date.now() / 1000));
+    el.textContent = t("table.seconds_left", { seconds });
+  }
+}
+setInterval(tickDeadlines, 1000);
+
+function showError(err) {
+  const message = err.code ? t("error.generic", { code: err.code, message: err.detail }) : String(err);
+  if (state.table) state.table.error = message;
+  else state.error = message;
+  render();
+}
+
+// -- the connection ----------------------------------------------------------------------------------------
+const conn = new Connection(serverUrl(), {
+  onUpdate(msg) {
+    const table = state.table;
+    if (!table || msg.table !== table.id) return;
+    if (table.update(msg)) table.refresh((m) => conn.request(m), render);
+    if (!state.renderer && table.game) loadRenderer(table.game);
+    render();
+  },
+  onStatus(kind, welcome) {
+    if (welcome) state.welcome = welcome;
+    status.textContent = kind === "online" ? t("conn.online") : t(`conn.${kind}`);
+    status.dataset.state = kind;
+    if (welcome) status.title = t("conn.server", { server: welcome.server });
+  },
+  onReconnect() {
+    const table = state.table;
+    if (table) follow(table, table.seq);
+    else refreshTables();
+  },
+  onError: showError,
+});
+
+async function loadRenderer(game) {
+  const renderer = await rendererFor(game);
+  if (state.table && state.table.game === game) {
+    state.renderer = renderer;
+    render();
+  }
+}
+
+/** Follow ``table`` from ``lastSeq``: as its seat when this tab holds its token, else as a spectator. */
+function follow(table, lastSeq) {
+  const request = table.seated
+    ? { type: "resume", table: table.id, token: table.token, last_seq: lastSeq }
+    : { type: "watch", table: table.id, last_seq: lastSeq };
+  return conn.request(request).catch((err) => {
+    if (table.seated && err.code === "auth") {
+      forgetSeat(table.id);
+      table.seat = table.token = null;
+      return follow(table, lastSeq);
+    }
+    showError(err);
+  });
+}
+
+// -- screens -----------------------------------------------------------------------------------------------
+function showTable(id) {
+  if (state.table && state.table.id === id) return;
+  leaveScreen();
+  const held = savedSeat(id);
+  state.table = new TableState(id, held || {});
+  state.error = null;
+  if (location.hash !== `#/table/${id}`) history.pushState(null, "", `#/table/${id}`);
+  render();
+}
+
+function leaveScreen() {
+  if (state.table) state.table.dispose();
+  state.table = null;
+  state.renderer = null;
+}
+
+function showLobby() {
+  leaveScreen();
+  if (location.hash) history.pushState(null, "", "#/");
+  render();
+  refreshTables();
+}
+
+async function refreshTables() {
+  if (!conn.welcome) return;
+  try {
+    const reply = await conn.request({ type: "list" });
+    state.tables = reply.tables;
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  if (state.table) return;
+  const panel = app.querySelector("#open-tables");
+  const fresh = renderLobby(state, lobbyHandlers).querySelector("#open-tables");
+  if (panel && fresh) panel.replaceWith(fresh);
+  else render();
+}
+
+function playerName() {
+  return state.name.trim().slice(0, 32) || t("lobby.default_name");
+}
+
+async function join(id) {
+  showTable(id);
+  const table = state.table;
+  if (table.seated) {
+    follow(table, 0); // this tab already holds a seat there
+    return;
+  }
+  try {
+    const joined = await conn.request({ type: "join", table: id, name: playerName() });
+    table.seat = joined.seat;
+    table.token = joined.token;
+    saveSeat(id, joined.seat, joined.token);
+  } catch (err) {
+    if (err.code === "already_started" || err.code === "table_full") {
+      table.error = null;
+      follow(table, 0);
+      return;
+    }
+    showLobby();
+    showError(err);
+  }
+  render();
+}
+
+const lobbyHandlers = {
+  name(value) {
+    state.name = value;
+    localStorage.setItem("hauntd.name", value);
+  },
+  form(changes) {
+    Object.assign(state.form, changes);
+    if (changes.game) {
+      const game = state.welcome.games.find((g) => g.name === changes.game);
+      state.form.seats = Math.min(Math.max(state.form.seats, game.min_seats), game.max_seats);
+    }
+    render();
+  },
+  async create() {
+    const f = state.form;
+    const msg = { type: "create", game: f.game, seats: f.seats, private: f.private };
+    if (f.bots) Object.assign(msg, { bots: f.seats - 1, bot_strategy: f.bot_strategy });
+    if (f.turn_seconds) msg.turn_seconds = f.turn_seconds;
+    try {
+      const created = await conn.request(msg);
+      await join(created.table);
+    } catch (err) {
+      showError(err);
+    }
+  },
+  join,
+  watch(id) {
+    showTable(id);
+    follow(state.table, 0);
+  },
+  refresh: refreshTables,
+};
+
+const tableHandlers = {
+  async start() {
+    const table = state.table;
+    try {
+      await conn.request({ type: "start", table: table.id, token: table.token });
+    } catch (err) {
+      showError(err);
+    }
+  },
+  async leave() {
+    const table = state.table;
+    try {
+      await conn.request({ type: "leave", table: table.id, token: table.token });
+      forgetSeat(table.id);
+      showLobby();
+    } catch (err) {
+      showError(err);
+    }
+  },
+  lobby: showLobby,
+  closeScores() {
+    state.table.scoresClosed = true;
+    render();
+  },
+  openScores() {
+    state.table.scoresClosed = false;
+    render();
+  },
+};
+
+/** Send one of the offered choices. */
+async function act(action) {
+  const table = state.table;
+  if (!table || !table.choices.length) return;
+  table.pending = { seq: null };
+  table.error = null;
+  state.acts += 1;
+  draw(); // at once: the choices disappear before the next click can land
+  const cmd = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    const reply = await conn.request({ type: "act", table: table.id, token: table.token, cmd, action, seq: table.seq });
+    if (reply.type === "accepted") {
+      table.pending.seq = reply.seq;
+      table.settle();
+    } else {
+      table.pending = null;
+      table.error = reply.code === "stale" ? t("table.stale") : t("table.rejected", { message: reply.message });
+    }
+  } catch (err) {
+    table.pending = null;
+    showError(err);
+  }
+  render();
+}
+
+app.addEventListener("click", (event) => {
+  const target = event.target.closest("[data-action]");
+  if (target) act(JSON.parse(target.dataset.action));
+});
+app.addEventListener("keydown", (event) => {
+  const target = event.target.closest?.("[data-action]");
+  if (target && (event.key === "Enter" || event.key === " ")) {
+    event.preventDefault();
+    act(JSON.parse(target.dataset.action));
+  }
+});
+
+// -- language and routing ----------------------------------------------------------------------------------
+langSelect.value = setLanguage(localStorage.getItem("hauntd.lang") || preferred());
+langSelect.addEventListener("change", () => {
+  localStorage.setItem("hauntd.lang", setLanguage(langSelect.value));
+  status.textContent = conn.welcome ? t("conn.online") : t("conn.connecting");
+  draw();
+});
+
+function route() {
+  const match = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)$/);
+  if (!match) {
+    if (state.table) showLobby();
+    return;
+  }
+  if (state.table && state.table.id === match[1]) return;
+  showTable(match[1]);
+  follow(state.table, 0);
+}
+window.addEventListener("popstate", route);
+
+async function main() {
+  render();
+  for (let delay = 250; !conn.welcome; delay = Math.min(delay * 2, 5000)) {
+    try {
+      await conn.open();
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  if (!state.welcome.games.some((g) => g.name === state.form.game)) state.form.game = state.welcome.games[0]?.name;
+  route();
+  if (!state.table) refreshTables();
+  setInterval(() => state.table || refreshTables(), 5000);
+  render();
+}
+
+main();

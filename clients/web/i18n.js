@@ -1,0 +1,47 @@
+// The language switch: one string table per language (i18n/en.js, i18n/fr.js), looked up by key.
+
+import en from "./i18n/en.js";
+import fr from "./i18n/fr.js";
+
+export const TABLES = { en, fr };
+export const LANGUAGES = Object.keys(TABLES);
+
+let current = "en";
+
+export function setLanguage(lang) {
+  current = TABLES[lang] ? lang : "en";
+  document.documentElement.lang = current;
+  return current;
+}
+
+export function language() {
+  return current;
+}
+
+function lookup(key) {
+  return TABLES[current][key] ?? TABLES.en[key];
+}
+
+/** The string ``key`` in the current language, ``{name}`` placeholders filled from ``params``.  When
+ * ``params.count`` is singular in this language (1 in English; 0 and 1 in French) ``<key>_one`` is used if
+ * the table has it. */
+export function t(key, params = {}) {
+  const one = typeof params.count === "number" && new Intl.PluralRules(current).select(params.count) === "one";
+  const text = (one && lookup(`${key}_one`)) || lookup(key) || key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+/** A game's name in the current language, else the server's ``fallback`` title (or the game's id). */
+export function gameTitle(game, fallback) {
+  const key = `game.${game}`;
+  return key in TABLES[current] || key in TABLES.en ? t(key) : fallback || game;
+}
+
+/** The browser's preferred language among ours. */
+export function preferred() {
+  for (const lang of navigator.languages || [navigator.language || "en"]) {
+    const short = lang.slice(0, 2).toLowerCase();
+    if (TABLES[short]) return short;
+  }
+  return "en";
+}

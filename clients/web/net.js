@@ -1,0 +1,122 @@
+// The WebSocket to the server that served this page: hello, requests matched to replies by ``ref``, table
+// updates handed to ``onUpdate``, and a reconnect with backoff (``onReconnect`` then resumes what was open).
+
+export const PROTOCOL_VERSION = 1;
+
+/** Message types that are table updates, whatever their ``ref``. */
+const UPDATES = new Set(["events", "snapshot", "game_over"]);
+
+export class ServerError extends Error {
+  constructor(code, message) {
+    super(`${code}: ${message}`);
+    this.code = code;
+    this.detail = message;
+  }
+}
+
+export class Connection {
+  constructor(url, { onUpdate, onStatus, onReconnect, onError }) {
+    this.url = url;
+    this.onUpdate = onUpdate;
+    this.onStatus = onStatus;
+    this.onReconnect = onReconnect;
+    this.onError = onError;
+    this.ws = null;
+    this.welcome = null;
+    this.pending = new Map(); // ref -> {resolve, reject}
+    this.nextRef = 1;
+    this.delay = 250;
+    this.retrying = false;
+    this.keepalive = null;
+  }
+
+  /** Open the socket and say hello; resolves with the welcome. */
+  open() {
+    if (!this.retrying) this.onStatus("connecting");
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.url);
+      let greeted = false;
+      ws.onopen = () => ws.send(JSON.stringify({ type: "hello", version: PROTOCOL_VERSION, client: "hauntd-web" }));
+      ws.onmessage = (event) => {
+        const msg = JSON.parse(event.data);
+        if (!greeted) {
+          greeted = true;
+          if (msg.type !== "welcome") {
+            reject(new ServerError(msg.code || "internal", msg.message || "no welcome"));
+            ws.close();
+            return;
+          }
+          this.ws = ws;
+          this.welcome = msg;
+          this.delay = 250;
+          this.onStatus("online", msg);
+          this.keepAlive(ws, msg.limits && msg.limits.idle_seconds);
+          resolve(msg);
+          return;
+        }
+        this.dispatch(msg);
+      };
+      ws.onclose = () => {
+        if (!greeted) reject(new ServerError("unavailable", "the server did not answer"));
+        if (this.ws === ws) this.lost();
+      };
+    });
+  }
+
+  /** The server closes a connection silent for ``idle_seconds``: ping at a third of that while this one is open. */
+  keepAlive(ws, idleSeconds) {
+    clearInterval(this.keepalive);
+    if (!idleSeconds) return;
+    this.keepalive = setInterval(() => {
+      if (this.ws === ws) ws.send(JSON.stringify({ type: "ping" }));
+    }, (idleSeconds * 1000) / 3);
+  }
+
+  lost() {
+    clearInterval(this.keepalive);
+    this.ws = null;
+    for (const { reject } of this.pending.values()) reject(new ServerError("connection_lost", "connection lost"));
+    this.pending.clear();
+    this.onStatus("lost");
+    setTimeout(() => this.retry(), this.delay);
+  }
+
+  async retry() {
+    this.delay = Math.min(this.delay * 2, 5000);
+    this.retrying = true;
+    try {
+      await this.open();
+    } catch {
+      setTimeout(() => this.retry(), this.delay);
+      return;
+    }
+    this.retrying = false;
+    this.onReconnect();
+  }
+
+  dispatch(msg) {
+    const waiter = msg.ref ? this.pending.get(msg.ref) : undefined;
+    if (waiter) {
+      this.pending.delete(msg.ref);
+      if (msg.type === "error") waiter.reject(new ServerError(msg.code, msg.message));
+      else waiter.resolve(msg);
+    }
+    if (UPDATES.has(msg.type)) this.onUpdate(msg);
+    else if (msg.type === "error" && !waiter) this.onError(new ServerError(msg.code, msg.message));
+  }
+
+  /** Send ``msg`` and resolve with its reply (an ``error`` reply rejects with a ServerError). */
+  request(msg) {
+    if (!this.ws) return Promise.reject(new ServerError("connection_lost", "not connected"));
+    const ref = `r${this.nextRef++}`;
+    return new Promise((resolve, reject) => {
+      this.pending.set(ref, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...msg, ref }));
+    });
+  }
+}
+
+/** The WebSocket address of the server that served this page. */
+export function serverUrl() {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+}

@@ -1,0 +1,235 @@
+// The table screen, for any game: seating before the start, then the game's drawing (its renderer), the
+// decision owed now with every legal choice as a button, the players, the log and the final scores.
+
+import { h, choice } from "./dom.js";
+import generic from "./games/generic.js";
+import { gameTitle, t } from "./i18n.js";
+
+export const SEAT_COLOURS = ["#e0524d", "#3b82d6", "#e9b52c", "#8f5bd9", "#3ea86f", "#9aa3ad"];
+
+export function makeContext(table) {
+  const name = (seat) => {
+    const info = table.seats[seat];
+    return info && info.name ? info.name : t("table.seat_n", { n: seat + 1 });
+  };
+  return {
+    table,
+    drawing: table.drawing, // the renderer's own notes about what it drew last (kept per table)
+    view: table.view,
+    me: table.seated ? table.seat : null,
+    choices: table.choices,
+    t,
+    name,
+    colour: (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length],
+  };
+}
+
+function labelOf(renderer, ctx, action) {
+  return renderer.label(ctx, action) ?? generic.label(ctx, action);
+}
+
+function seatingCard(table, handlers) {
+  const taken = table.seats.filter((seat) => seat.name).length;
+  const full = taken === table.seats.length && table.seats.length > 0;
+  return h(
+    "section",
+    { class: "panel seating" },
+    h("div", { class: "panel-kicker" }, gameTitle(table.game)),
+    h("h2", {}, t("table.title", { id: table.id })),
+    h("p", {}, t("table.game_lobby", { taken, seats: table.seats.length })),
+    h(
+      "ol",
+      { class: "seat-list" },
+      table.seats.map((seat) =>
+        h(
+          "li",
+          { class: seat.name ? "" : "free" },
+          h("span", { class: "swatch", style: { background: SEAT_COLOURS[seat.seat % SEAT_COLOURS.length] } }, String(seat.seat + 1)),
+          seat.name || t("table.free_seat"),
+          seat.bot ? h("span", { class: "badge" }, t("table.bot")) : null,
+          table.seat === seat.seat ? h("span", { class: "badge you" }, t("table.you")) : null,
+        ),
+      ),
+    ),
+    h("p", { class: "muted" }, t("table.share", { id: table.id })),
+    h(
+      "div",
+      { class: "buttons" },
+      table.seated ? h("button", { class: "primary", id: "start", disabled: !full, onclick: handlers.start }, t("table.start")) : null,
+      table.seated ? h("button", { onclick: handlers.leave }, t("table.leave")) : null,
+      h("button", { onclick: handlers.lobby }, t("table.back")),
+    ),
+  );
+}
+
+function promptPanel(renderer, ctx, table, handlers) {
+  const choices = ctx.choices;
+  const headline = renderer.prompt(ctx);
+  const mine = table.prompts.find((p) => p.seat === ctx.me);
+  const deadline = (mine || table.prompts[0])?.deadline;
+  const primary = choices.filter((a) => renderer.primary(a));
+  return h(
+    "section",
+    { class: `panel prompt${mine ? " mine" : ""}`, id: "prompt" },
+    h("div", { class: "panel-kicker" }, mine ? t("table.your_decision") : table.seated ? "" : t("table.watching")),
+    table.status === "over" ? h("h3", {}, t("log.over")) : headline ? h("h3", {}, headline) : null,
+    table.result && table.scoresClosed
+      ? h("div", { class: "buttons" }, h("button", { class: "primary", onclick: handlers.openScores }, t("over.title")))
+      : null,
+    deadline ? h("p", { class: "deadline", dataset: { deadline: String(deadline) } }) : null,
+    table.pending ? h("p", { class: "muted" }, t("table.sending")) : null,
+    table.error ? h("p", { class: "error" }, table.error) : null,
+    choices.length && renderer.help(ctx) ? h("p", { class: "help" }, renderer.help(ctx)) : null,
+    primary.length
+      ? h(
+          "div",
+          { class: "buttons" },
+          primary.map((a) => choice(h("button", { class: "primary" }, labelOf(renderer, ctx, a)), a)),
+        )
+      : null,
+  );
+}
+
+function choicesPanel(renderer, ctx) {
+  if (!ctx.choices.length) return null;
+  return h(
+    "details",
+    { class: "panel choices", id: "choices", open: true },
+    h("summary", {}, t("table.choices", { count: ctx.choices.length })),
+    h(
+      "div",
+      { class: "choice-list" },
+      ctx.choices.map((a) => choice(h("button", { class: "choice" }, labelOf(renderer, ctx, a)), a)),
+    ),
+  );
+}
+
+function seatsPanel(renderer, ctx, table) {
+  const owed = new Set(table.prompts.map((p) => p.seat));
+  return h(
+    "section",
+    { class: "panel seats", id: "seats" },
+    h("div", { class: "panel-kicker" }, t("table.seats")),
+    table.seats.map((seat) =>
+      h(
+        "div",
+        { class: `seat-row${owed.has(seat.seat) ? " owes" : ""}${seat.seat === ctx.me ? " me" : ""}`, dataset: { seat: String(seat.seat) } },
+        h(
+          "div",
+          { class: "seat-head" },
+          h("span", { class: "swatch", style: { background: ctx.colour(seat.seat) } }, String(seat.seat + 1)),
+          h("span", { class: "who" }, ctx.name(seat.seat)),
+          seat.bot ? h("span", { class: "badge" }, t("table.bot")) : null,
+          seat.seat === ctx.me ? h("span", { class: "badge you" }, t("table.you")) : null,
+        ),
+        ctx.view ? renderer.seat(ctx, seat.seat) : null,
+      ),
+    ),
+  );
+}
+
+/** The log, rebuilt from the sequenced updates in the current language. */
+function logPanel(renderer, ctx, table) {
+  const memo = {};
+  const lines = [];
+  let seated = [];
+  for (const entry of table.log) {
+    if (entry.seats) {
+      for (const seat of entry.seats) {
+        const before = seated[seat.seat];
+        if (seat.name && seat.name !== before) lines.push(t("log.sat", { name: seat.name, n: seat.seat + 1 }));
+        else if (!seat.name && before) lines.push(t("log.stood", { name: before, n: seat.seat + 1 }));
+      }
+      seated = entry.seats.map((seat) => seat.name);
+    }
+    if (entry.status === "playing") lines.push(t("log.started"));
+    lines.push(...renderer.logLines(ctx, entry, memo));
+    if (entry.status === "over") lines.push(t("log.over"));
+  }
+  return h(
+    "section",
+    { class: "panel log", id: "log" },
+    h("div", { class: "panel-kicker" }, t("log.title")),
+    h("ol", { class: "log-lines" }, lines.length ? lines.map((line) => h("li", {}, line)) : h("li", { class: "muted" }, t("log.empty"))),
+  );
+}
+
+function finalScores(renderer, ctx, table, handlers) {
+  const result = table.result;
+  const order = result.scores.map((score, seat) => seat).sort((a, b) => result.scores[b] - result.scores[a]);
+  const extra = renderer.scoreColumns(ctx, result);
+  const winners = new Set(result.winners);
+  return h(
+    "div",
+    { class: "overlay", id: "final-scores" },
+    h(
+      "section",
+      { class: "panel scores" },
+      h("h2", {}, t("over.title")),
+      h(
+        "p",
+        { class: "winners" },
+        result.winners.length ? t("over.winners", { names: result.winners.map(ctx.name).join(t("table.and")) }) : t("over.no_winner"),
+      ),
+      h(
+        "table",
+        {},
+        h("thead", {}, h("tr", {}, h("th", {}, t("over.rank")), h("th", {}, t("over.player")), h("th", {}, t("over.score")), extra.map((c) => h("th", {}, c.title)))),
+        h(
+          "tbody",
+          {},
+          order.map((seat, i) =>
+            h(
+              "tr",
+              { class: winners.has(seat) ? "winner" : "", dataset: { seat: String(seat), score: String(result.scores[seat]) } },
+              h("td", {}, String(i + 1)),
+              h(
+                "td",
+                {},
+                h(
+                  "span",
+                  { class: "player" },
+                  h("span", { class: "swatch", style: { background: ctx.colour(seat) } }, String(seat + 1)),
+                  ctx.name(seat),
+                  winners.has(seat) ? h("span", { class: "badge win" }, t("over.winner")) : null,
+                ),
+              ),
+              h("td", { class: "score" }, String(result.scores[seat])),
+              extra.map((c) => h("td", {}, c.cell(seat))),
+            ),
+          ),
+        ),
+      ),
+      h("p", { class: "seed" }, t("over.seed", { seed: result.seed })),
+      h("div", { class: "buttons" }, h("button", { onclick: handlers.closeScores }, t("over.close")), h("button", { class: "primary", onclick: handlers.lobby }, t("table.back"))),
+    ),
+  );
+}
+
+/** The whole table screen. */
+export function renderTable(renderer, table, handlers) {
+  const ctx = makeContext(table);
+  if (table.status === "lobby" || !table.view) {
+    return h("div", { class: "table-screen waiting", dataset: { table: table.id } }, seatingCard(table, handlers));
+  }
+  return h(
+    "div",
+    { class: "table-screen", dataset: { table: table.id, game: table.game, seq: String(table.seq), status: table.status } },
+    h(
+      "section",
+      { class: "board-area" },
+      h("div", { class: "board-head" }, h("h2", {}, gameTitle(table.game)), h("span", { class: "muted" }, t("table.title", { id: table.id })), h("button", { class: "link", onclick: handlers.lobby }, t("table.back"))),
+      h("div", { class: "board" }, renderer.board(ctx)),
+      table.result && !table.scoresClosed ? finalScores(renderer, ctx, table, handlers) : null,
+    ),
+    h(
+      "aside",
+      { class: "side" },
+      promptPanel(renderer, ctx, table, handlers),
+      ...renderer.panels(ctx),
+      seatsPanel(renderer, ctx, table),
+      choicesPanel(renderer, ctx),
+      logPanel(renderer, ctx, table),
+    ),
+  );
+}

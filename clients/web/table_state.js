@@ -1,0 +1,154 @@
+// What the page knows of the table it shows, kept in step with the server's sequenced updates.
+//
+// ``events`` messages carry what happened (kept for the log); the picture of the table (``view``) comes from
+// ``snapshot`` messages.  After an update the page asks for a fresh snapshot (``resume`` for a seat, ``watch``
+// for a spectator, from the current seq, so nothing is replayed twice); a ``prompts`` message that carries a
+// ``view`` itself makes that request unnecessary.  Choices are offered only when the view, the prompts and the
+// legal actions all describe the same seq.
+
+const REFRESH_GAP_MS = 80; // at most ~12 snapshot requests a second, well under the server's rate limit
+
+export class TableState {
+  constructor(id, { seat = null, token = null } = {}) {
+    this.id = id;
+    this.seat = seat;
+    this.token = token;
+    this.game = null;
+    this.status = "lobby";
+    this.private = false;
+    this.commitment = null;
+    this.seq = 0; // the last update received
+    this.seats = [];
+    this.view = null;
+    this.viewSeq = -1;
+    this.prompts = [];
+    this.legal = [];
+    this.promptSeq = -1;
+    this.log = []; // {seq, events, seats, status}
+    this.logStartSeq = null; // the seq the log starts after (0: the whole game)
+    this.firstView = null; // the view at the start of the log, when the log misses the beginning
+    this.result = null;
+    this.drawing = {};
+    this.pending = null; // {seq}: an action sent, waiting for its outcome
+    this.error = null;
+    this.refreshing = false;
+    this.lastRefresh = 0;
+    this.refreshTimer = null;
+  }
+
+  get seated() {
+    return this.seat !== null && this.seat !== undefined;
+  }
+
+  /** The legal actions the page may offer now (none while waiting or out of step). */
+  get choices() {
+    if (!this.seated || this.pending || this.status !== "playing") return [];
+    if (this.viewSeq !== this.seq || this.promptSeq !== this.seq) return [];
+    return this.legal;
+  }
+
+  get stale() {
+    return this.status !== "lobby" && this.viewSeq < this.seq;
+  }
+
+  /** Apply one update; returns true when a fresh snapshot should be requested. */
+  update(msg) {
+    switch (msg.type) {
+      case "snapshot":
+        return this.onSnapshot(msg);
+      case "events":
+        return this.onEvents(msg);
+      case "game_over":
+        this.result = msg.result;
+        this.status = "over";
+        return this.stale;
+      default:
+        return false;
+    }
+  }
+
+  onSnapshot(msg) {
+    if (msg.seq < this.viewSeq) return this.stale;
+    this.game = msg.game;
+    this.private = msg.private || false;
+    this.commitment = msg.commitment || null;
+    this.seats = msg.seats;
+    if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
+    if (msg.seq >= this.seq) {
+      this.seq = msg.seq;
+      this.status = msg.status;
+    }
+    if (this.logStartSeq === null) {
+      this.logStartSeq = msg.seq;
+      this.firstView = msg.view ?? null;
+    }
+    this.view = msg.view ?? null;
+    this.viewSeq = msg.seq;
+    if (msg.seq >= this.promptSeq) {
+      this.prompts = msg.prompts || [];
+      this.legal = msg.legal || [];
+      this.promptSeq = msg.seq;
+    }
+    this.settle();
+    return this.stale;
+  }
+
+  onEvents(msg) {
+    if (msg.seq <= this.seq && this.logStartSeq !== null) return false; // already seen
+    if (this.logStartSeq === null) this.logStartSeq = msg.seq - 1;
+    this.seq = msg.seq;
+    if (msg.seats) this.seats = msg.seats;
+    if (msg.status) this.status = msg.status;
+    this.log.push({ seq: msg.seq, events: msg.events || [], seats: msg.seats || null, status: msg.status || null });
+    if (!msg.prompts) return false; // no news of who decides (a lobby change, a catch-up, the start's snapshot follows)
+    return this.onPrompts(msg);
+  }
+
+  /** Who must decide as of the update just applied (and my legal actions and view, when it is me). */
+  onPrompts(msg) {
+    this.prompts = msg.prompts;
+    this.legal = msg.legal || [];
+    this.promptSeq = msg.seq;
+    if (msg.view != null) {
+      this.view = msg.view;
+      this.viewSeq = msg.seq;
+      this.settle();
+    }
+    return this.stale;
+  }
+
+  /** An action waiting for its outcome is done once the view has caught up with it. */
+  settle() {
+    if (this.pending && this.pending.seq !== null && this.viewSeq >= this.pending.seq) this.pending = null;
+  }
+
+  /** Ask for a snapshot through ``send`` (a function returning a promise), paced and one at a time. */
+  refresh(send, onDone) {
+    if (!this.stale || this.refreshing || this.refreshTimer) return;
+    const wait = this.lastRefresh + REFRESH_GAP_MS - performance.now();
+    if (wait > 0) {
+      this.refreshTimer = setTimeout(() => {
+        this.refreshTimer = null;
+        this.refresh(send, onDone);
+      }, wait);
+      return;
+    }
+    this.refreshing = true;
+    this.lastRefresh = performance.now();
+    const request = this.seated
+      ? { type: "resume", table: this.id, token: this.token, last_seq: this.seq }
+      : { type: "watch", table: this.id, last_seq: this.seq };
+    send(request)
+      .catch(() => {}) // a lost connection resumes by itself; a refused one is retried on the next update
+      .finally(() => {
+        this.refreshing = false;
+        onDone();
+        this.refresh(send, onDone);
+      });
+  }
+
+  dispose() {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = null;
+  }
+}

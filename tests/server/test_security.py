@@ -1,0 +1,189 @@
+"""Security properties, one test each: seat tokens, acting for a seat, private tables, browser origins,
+connections per address, idle connections."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import time
+
+import msgspec
+import pytest
+import redis
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from clients.fuzz import unhandled
+from clients.sdk import Client
+from protocol.errors import Code
+from server import service
+from server.guard import IDLE_CLOSE
+from server.store import TableMeta, cmd_key, decode_meta, key, log_key
+from tests.server.conftest import ServerFactory, ServerProcess
+from tests.server.drive import next_move
+from tests.server.players import close, seat_players
+from tests.server.test_errors import ask, raw, table_bytes
+from tests.server.test_http import get
+
+
+def stored_bytes(sync_redis: redis.Redis, table: str) -> bytes:
+    """Every byte Redis holds about a table: record, state, log, command ids."""
+    parts = [k + v for k, v in sync_redis.hgetall(key(table)).items()]
+    parts += [k + v for k, v in sync_redis.hgetall(cmd_key(table)).items()]
+    parts += [b"".join(f.values()) for _, f in sync_redis.xrange(log_key(table))]
+    return b"".join(parts)
+
+
+async def test_seat_tokens_are_128_bit_random_stored_hashed_and_never_logged(
+    server: ServerProcess, sync_redis: redis.Redis
+) -> None:
+    table, players = await seat_players([server.url], seats=3, seed=13)
+    try:
+        for _ in range(2):
+            seat, action, seq = next_move(sync_redis, table)
+            await players[seat].client.act(table, action, seq=seq)
+        async with connect(server.url) as ws:  # a resume inside the hello, the token in the first frame
+            token = players[2].client.seats[table].token
+            await ws.send(json.dumps({"type": "hello", "version": 1, "table": table, "token": token}))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+            await ws.recv()
+    finally:
+        await close(players)
+    tokens = [p.client.seats[table].token for p in players]
+    assert len(set(tokens)) == 3
+    for token in tokens:
+        assert len(base64.urlsafe_b64decode(token + "==")) == 16  # 128 bits from secrets.token_urlsafe
+    meta = decode_meta(sync_redis.hget(key(table), "meta"))
+    assert meta.tokens == [hashlib.sha256(t.encode()).hexdigest() for t in tokens]
+    stored = stored_bytes(sync_redis, table)
+    log_text = server.log_path.read_text()
+    for token in tokens:
+        assert token.encode() not in stored and token not in log_text
+
+
+def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every seat's digest is compared with ``hmac.compare_digest``, the holder's first or not."""
+    digests = [hashlib.sha256(t.encode()).hexdigest() for t in ("a", "b", "c", "d")]
+    meta = TableMeta(game="mansion", seats=4, names=["A", "B", "C", "D"], tokens=[*digests[:3], None])
+    compared: list[str] = []
+
+    def spy(a: str, b: str) -> bool:
+        compared.append(a)  # the stored digest
+        return a == b
+
+    monkeypatch.setattr(service.hmac, "compare_digest", spy)
+    assert service.seat_of(meta, "a") == 0
+    assert compared == digests[:3]  # no early exit at seat 0; a seat without a token compares nothing
+    with pytest.raises(service.ProtocolError):
+        service.seat_of(meta, "zz")
+
+
+async def test_nobody_acts_for_another_seat(server: ServerProcess, sync_redis: redis.Redis) -> None:
+    table, players = await seat_players([server.url], seats=2, seed=14)
+    other, other_players = await seat_players([server.url], seats=2, seed=15)
+    spectator = await raw(server.url)
+    try:
+        seat, action, _ = next_move(sync_redis, table)
+        waiting = players[1 - seat].client.seats[table].token
+        stranger = other_players[seat].client.seats[other].token  # the same seat number, another table
+        before = table_bytes(sync_redis, table)
+        frames = [
+            ({"token": waiting}, Code.NOT_YOUR_TURN),  # a seat acting with its own token for the one prompted
+            ({"token": stranger}, Code.AUTH),
+            ({"token": "x" * 22}, Code.AUTH),
+            ({"token": ""}, Code.BAD_FIELD),
+        ]
+        await spectator.send(json.dumps({"type": "watch", "table": table}))
+        await spectator.recv()  # the snapshot: a spectator follows, and holds no token
+        for i, (extra, code) in enumerate(frames):
+            act = {"type": "act", "table": table, "cmd": f"x{i}", "action": msgspec.to_builtins(action), **extra}
+            reply = await ask(spectator, act)
+            while reply["type"] not in ("rejected", "error"):
+                reply = json.loads(await spectator.recv())
+            assert reply["code"] == code, (extra, reply)
+            assert table_bytes(sync_redis, table) == before
+    finally:
+        await spectator.close()
+        await close(players + other_players)
+
+
+async def test_private_tables_are_unlisted_and_need_their_whole_id(server: ServerProcess) -> None:
+    owner, guest = Client(server.url), Client(server.url)
+    await owner.connect()
+    await guest.connect()
+    try:
+        hidden = await owner.create("mansion", 2, private=True)
+        public = await owner.create("mansion", 2)
+        assert len(base64.urlsafe_b64decode(hidden + "==")) == 16  # as unguessable as a seat token
+        assert [t.table for t in await guest.list_tables()].count(public) == 1
+        assert hidden not in [t.table for t in await guest.list_tables()]
+        assert hidden.encode() not in get(f"{server.http}/metrics")[1]
+        for near in (hidden[:-1], hidden[:-1] + ("A" if hidden[-1] != "A" else "B"), hidden.upper()):
+            with pytest.raises(Exception) as caught:
+                await guest.join(near, "Eve")
+            assert getattr(caught.value, "code", None) == Code.NOT_FOUND
+        assert (await guest.join(hidden, "Bob")).seat == 0  # the whole id is the invitation
+    finally:
+        await owner.close()
+        await guest.close()
+
+
+async def test_browser_origins_outside_the_allow_list_get_403(start_server: ServerFactory) -> None:
+    server = start_server("--allowed-origin", "https://play.example", "--allowed-origin", "http://localhost:3000")
+    for origin in ("https://play.example", "http://localhost:3000", None):
+        async with connect(server.url, origin=origin) as ws:  # type: ignore[arg-type]
+            await ws.send(json.dumps({"type": "hello", "version": 1}))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+    for origin in ("https://evil.example", "https://play.example.evil", "null"):
+        with pytest.raises(InvalidStatus) as caught:
+            await connect(server.url, origin=origin)  # type: ignore[arg-type]
+        assert caught.value.response.status_code == 403
+    assert unhandled(server.log_path) == []  # a refusal is not a server error
+
+
+async def test_connections_per_address_are_capped_with_429(start_server: ServerFactory) -> None:
+    capped = start_server("--max-connections-per-ip", "3", "--limit-loopback")
+    held = [await connect(capped.url) for _ in range(3)]
+    with pytest.raises(InvalidStatus) as caught:
+        await connect(capped.url)
+    assert caught.value.response.status_code == 429
+    assert get(f"{capped.http}/healthz")[0] == 200  # plain HTTP is not a WebSocket connection
+    await held.pop().close()
+    for _ in range(50):  # the slot comes back once the server sees the close
+        try:
+            held.append(await connect(capped.url))
+            break
+        except InvalidStatus:
+            await asyncio.sleep(0.05)
+    assert len(held) == 3
+    metrics = get(f"{capped.http}/metrics")[1].decode()
+    assert 'hauntd_refused_connections_total{reason="per_ip"}' in metrics
+    for ws in held:
+        await ws.close()
+    exempt = start_server("--max-connections-per-ip", "2")  # loopback is exempt by default (local tools, proxies)
+    many = [await connect(exempt.url) for _ in range(5)]
+    for ws in many:
+        await ws.close()
+    assert unhandled(capped.log_path) == []
+
+
+async def test_idle_connections_are_closed_with_4408(start_server: ServerFactory) -> None:
+    server = start_server("--idle-timeout", "0.8")
+    quiet, chatty = await raw(server.url), await raw(server.url)
+    sdk = Client(server.url, reconnect=False)
+    welcome = await sdk.connect()
+    assert welcome.limits.idle_seconds == 0.8
+    started = time.monotonic()
+    while time.monotonic() - started < 2.0:
+        assert (await ask(chatty, {"type": "ping"}))["type"] == "pong"  # any message keeps a connection
+        await asyncio.sleep(0.2)
+    with pytest.raises(ConnectionClosed) as closed:
+        await asyncio.wait_for(quiet.recv(), 5)
+    assert closed.value.rcvd is not None and (closed.value.rcvd.code, closed.value.rcvd.reason) == (IDLE_CLOSE, "idle")
+    assert await sdk.ping() > 0  # the SDK pings by itself when quiet: still the same connection
+    assert sdk.reconnects == 0
+    await sdk.close()
+    await chatty.close()
+    assert unhandled(server.log_path) == []
