@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -92,6 +92,7 @@ class Connection:
         self.greeted = False
         self.dead = False
         self.writing = False  # the writer task holds a frame: later ones must queue behind it
+        self.held: list[bytes] | None = None  # frames held back to go out in one write (``_holding``)
         self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
         self.log = log.bind(peer=_peer(ws))
 
@@ -102,6 +103,12 @@ class Connection:
         and a full queue means the client is not reading: cut it off."""
         if self.dead:
             return
+        if self.held is not None:
+            self.held.append(frame)
+            return
+        self._send([frame])
+
+    def _send(self, frames: list[bytes]) -> None:
         ws = self.ws
         if (
             not self.writing
@@ -109,15 +116,29 @@ class Connection:
             and ws.transport.get_write_buffer_size() <= ws.write_limit_high
             and ws.protocol.state is State.OPEN
         ):
-            ws.transport.write(text_frame(frame))
+            ws.transport.write(text_frame(frames[0]) if len(frames) == 1 else b"".join(map(text_frame, frames)))
             return
+        for frame in frames:
+            try:
+                self.queue.put_nowait(frame)
+            except asyncio.QueueFull:
+                self.dead = True
+                self.app.metrics.dropped.inc()
+                self.log.warning("slow_consumer_dropped", queued=self.queue.qsize())
+                self.ws.transport.abort()
+                return
+
+    @contextlib.contextmanager
+    def _holding(self) -> Iterator[None]:
+        """Frames sent meanwhile go out together at the end, in one write: an action's own update and its
+        ``accepted`` reach the actor in one segment."""
+        self.held = []
         try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
-            self.dead = True
-            self.app.metrics.dropped.inc()
-            self.log.warning("slow_consumer_dropped", queued=self.queue.qsize())
-            self.ws.transport.abort()
+            yield
+        finally:
+            frames, self.held = self.held, None
+            if frames and not self.dead:
+                self._send(frames)
 
     def _close_after(self, close: _Close) -> None:
         """Close the connection once what is queued has gone out (a client that reads nothing is cut anyway)."""
@@ -271,14 +292,15 @@ class Connection:
                 await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)
         elif isinstance(msg, Act):
             arrived = time.perf_counter()
-            async with self._table(msg.table) as hub:
-                seat = await _seat(hub, msg.token)
-                try:
-                    seq = await service.act(hub, seat, msg)
-                finally:
-                    self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
-            self.app.metrics.actions.inc()
-            self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
+            with self._holding():
+                async with self._table(msg.table) as hub:
+                    seat = await _seat(hub, msg.token)
+                    try:
+                        seq = await service.act(hub, seat, msg)
+                    finally:
+                        self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
+                self.app.metrics.actions.inc()
+                self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
         elif isinstance(msg, Ping):
             self.reply(Pong(time=time.time(), ref=msg.ref))
         elif isinstance(msg, Create):

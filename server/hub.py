@@ -159,7 +159,7 @@ class Hub:
         audience's legal actions and view when it must decide."""
         redact = self.game.redact
         events = [r for e in full if (r := redact(e, audience)) is not None]
-        legal = self._legal(audience) if prompts is not None else []
+        legal = self._legal(audience) if prompts and any(p.seat == audience for p in prompts) else []
         view = self.game.view(self.state, audience) if legal else None
         return codec.encode(
             Events(
