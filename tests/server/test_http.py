@@ -72,9 +72,12 @@ async def test_a_client_that_stops_reading_is_dropped(start_server: ServerFactor
     await owner.start(table)  # a started table's snapshots hold the view: kilobytes each
     ws = await connect(server.url, max_queue=1)
     await ws.send(json.dumps({"type": "hello", "version": 1}))
+    watch = json.dumps({"type": "watch", "table": table})
     with pytest.raises(ConnectionClosed):  # the server cuts it off while it is still sending
-        for _ in range(20000):  # each answered by a snapshot, which this client never reads: far more than
-            await ws.send(json.dumps({"type": "watch", "table": table}))  # the sockets' buffers hold
+        for sent in range(200_000):  # each answered by a snapshot (kilobytes), which this client never reads:
+            await ws.send(watch)  # the sockets' buffers fill up, then the server's queue
+            if sent % 100 == 0:
+                await asyncio.sleep(0.001)  # let the server catch up (and the cut-off be noticed)
     await owner.close()
     await other.close()
     for _ in range(50):
