@@ -20,6 +20,7 @@ import generic from "./generic.js";
 const LOADERS = {
   mansion: () => import("./mansion.js"),
   spook: () => import("./spook.js"),
+  "ghost-at-home": () => import("./ghost-at-home.js"),
 };
 
 const cache = new Map();

@@ -31,7 +31,7 @@ const INFO_CELL = [3, 0, 2, 1]; // the die, the Queen, the turn
 const PILES_CELL = [1, 1, 1, 2]; // the draw pile and the discard pile
 
 /** S4, as in engine/spook/board.py. */
-const DOORS = [
+export const DOORS = [
   ["foyer", "staircase"],
   ["foyer", "1"],
   ["foyer", "4"],
@@ -48,7 +48,7 @@ const DOORS = [
 ];
 
 /** S3. */
-const WINGS = { west: ["1", "2", "3"], east: ["4", "5", "6"], upper: ["7", "8", "9"] };
+export const WINGS = { west: ["1", "2", "3"], east: ["4", "5", "6"], upper: ["7", "8", "9"] };
 
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const QUEEN = "QS";
