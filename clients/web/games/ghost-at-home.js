@@ -279,6 +279,11 @@ function floorGroup(ctx, seat, number, x, w, marks) {
   return group;
 }
 
+/** ``text`` cut to ``max`` characters (a long name under a narrow roof). */
+function clip(text, max) {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 function house(ctx, seat, marks) {
   const v = ctx.view;
   const x = houseX(v.seats, seat);
@@ -292,7 +297,7 @@ function house(ctx, seat, marks) {
   const roofBase = TOP + ROOF_H;
   group.append(
     s("path", { class: "roof", d: `M${x - 8} ${roofBase}L${x + w / 2} ${TOP}L${x + w + 8} ${roofBase}Z`, style: { stroke: ctx.colour(seat) } }),
-    s("text", { class: "house-name", x: x + w / 2, y: roofBase - 14, "text-anchor": "middle" }, seat === ctx.me ? ctx.t("gah.your_house") : ctx.name(seat)),
+    s("text", { class: "house-name", x: x + w / 2, y: roofBase - 14, "text-anchor": "middle" }, clip(seat === ctx.me ? ctx.t("gah.your_house") : ctx.name(seat), Math.floor(w / 10))),
   );
   if (escaping) group.append(s("text", { class: "escape-flag", x: x + w / 2, y: TOP - 2, "text-anchor": "middle" }, ctx.t("gah.escaping")));
   for (let n = 3; n >= 1; n--) group.append(floorGroup(ctx, seat, n, x, w, marks));
@@ -372,7 +377,7 @@ function handPanel(ctx) {
 
 function attackPanel(ctx) {
   const v = ctx.view;
-  if (v.attack) {
+  if (v.attack && v.phase !== "over") {
     const a = v.attack;
     return h(
       "section",
@@ -382,13 +387,16 @@ function attackPanel(ctx) {
       h("p", { class: "muted" }, ctx.t("gah.attack_wait", { target: ctx.name(a.target) })),
     );
   }
-  if (v.escape) {
+  if (v.escape && v.phase !== "over") {
+    const asked = new Map();
+    for (const seat of v.escape.askers) asked.set(seat, (asked.get(seat) || 0) + 1);
+    const names = [...asked].map(([seat, n]) => (n > 1 ? `${ctx.name(seat)} ×${n}` : ctx.name(seat)));
     return h(
       "section",
       { class: "panel escape-panel", id: "escape" },
       h("div", { class: "panel-kicker" }, ctx.t("gah.escape")),
       h("p", {}, ctx.t("gah.escape_line", { name: ctx.name(v.escape.seat) })),
-      v.escape.askers.length ? h("p", { class: "muted" }, ctx.t("gah.escape_askers", { names: v.escape.askers.map(ctx.name).join(ctx.t("table.and")) })) : null,
+      names.length ? h("p", { class: "muted" }, ctx.t("gah.escape_askers", { names: names.join(ctx.t("table.and")) })) : null,
     );
   }
   return null;
@@ -401,7 +409,7 @@ function outcomePanel(ctx) {
   return h(
     "section",
     { class: "panel outcome won", id: "outcome" },
-    h("h3", {}, v.end === "escaped" ? ctx.t("gah.outcome.escaped", { name: names }) : ctx.t(v.winners.length ? "gah.outcome.round_limit" : "gah.outcome.nobody", { names })),
+    h("h3", {}, v.end === "escaped" ? ctx.t("gah.outcome.escaped", { name: names }) : ctx.t(v.winners.length ? "gah.outcome.round_limit" : "gah.outcome.nobody", { names, count: v.winners.length })),
   );
 }
 
@@ -536,7 +544,7 @@ function eventLine(ctx, e) {
     case "escape_stopped":
       return t("gah.log.escape_stopped", { name: name(e.seat) });
     case "game_over":
-      return t(`gah.log.game_over_${e.reason}`, { names: e.winners.map(name).join(t("table.and")) || t("gah.nobody") });
+      return t(`gah.log.game_over_${e.reason}`, { names: e.winners.map(name).join(t("table.and")) || t("gah.nobody"), count: e.winners.length });
     default:
       return null;
   }

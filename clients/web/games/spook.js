@@ -490,7 +490,7 @@ function eventLine(ctx, e) {
     case "die_rolled":
       return t("spook.log.die_rolled", { name: name(e.seat), value: e.value });
     case "pawn_moved":
-      return t("spook.log.pawn_moved", { pawn: t("spook.pawn_of", { name: name(e.pawn) }), from: placeName(ctx, e.origin), to: placeName(ctx, e.to), count: e.steps_left });
+      return t("spook.log.pawn_moved", { name: name(e.pawn), from: placeName(ctx, e.origin), to: placeName(ctx, e.to), count: e.steps_left });
     case "move_stopped":
       return t("spook.log.move_stopped", { name: name(e.seat) });
     case "trap_laid":

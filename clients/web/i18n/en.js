@@ -262,8 +262,8 @@ export default {
   "spook.your_pawn": "your pawn",
   "spook.rolled": "Die: {value}",
   "spook.not_rolled": "Die not rolled",
-  "spook.steps_left": "{count} steps left",
-  "spook.steps_left_one": "{count} step left",
+  "spook.steps_left": "{count} doors left",
+  "spook.steps_left_one": "{count} door left",
   "spook.turn_of": "Turn {turn} · {name}",
   "spook.queen_worth": "worth {value}",
   "spook.queen_hidden": "in the pile",
@@ -329,7 +329,7 @@ export default {
   "spook.log.trap_sprung_queen": "{ghost} breaks the trap in {place} and stays.",
   "spook.log.omen_moved": "The omen pawn goes to {place}.",
   "spook.log.die_rolled": "{name} rolls {value}.",
-  "spook.log.pawn_moved": "{pawn}: {from} → {to} ({count} left).",
+  "spook.log.pawn_moved": "{name}'s pawn: {from} → {to} ({count} left).",
   "spook.log.move_stopped": "{name} stops moving.",
   "spook.log.trap_laid": "{name} lays the trap {card} in {place}.",
   "spook.log.hunt_started_normal": "{name} hunts {ghost} in {place} (value {value}).",
@@ -380,7 +380,8 @@ export default {
   "gah.escape_line": "{name}'s house is fully explored: they try to escape!",
   "gah.escape_askers": "Still to answer: {names}",
   "gah.outcome.escaped": "{name} escapes the haunted house!",
-  "gah.outcome.round_limit": "Round limit reached: {names} explored the most.",
+  "gah.outcome.round_limit": "Round limit reached: {names} explored the most (a tie).",
+  "gah.outcome.round_limit_one": "Round limit reached: {names} explored the most.",
   "gah.outcome.nobody": "Round limit reached: nobody explored a room.",
 
   "gah.prompt.turn": "Your turn: play rooms, a ghost, a cat, a light, a special, or discard.",
@@ -455,5 +456,6 @@ export default {
   "gah.log.escape_attempt": "{name}'s house is fully explored: an escape!",
   "gah.log.escape_stopped": "{name}'s escape is stopped.",
   "gah.log.game_over_escaped": "{names} escapes and wins!",
-  "gah.log.game_over_round_limit": "Round limit: {names} wins."
+  "gah.log.game_over_round_limit": "Round limit: {names} win.",
+  "gah.log.game_over_round_limit_one": "Round limit: {names} wins."
 };

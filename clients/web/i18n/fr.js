@@ -227,7 +227,7 @@ export default {
   "mansion.log.turn_ended": "{name} termine son tour.",
   "mansion.log.game_over": "Scores finaux : {scores}.",
 
-  "spook.place.foyer": "le hall",
+  "spook.place.foyer": "le foyer",
   "spook.place.staircase": "l'escalier",
   "spook.place.1": "la salle de l'As",
   "spook.place.2": "la salle 2",
@@ -239,7 +239,7 @@ export default {
   "spook.place.8": "la salle 8",
   "spook.place.9": "la salle 9",
   "spook.place.10": "la chapelle",
-  "spook.title.foyer": "Hall",
+  "spook.title.foyer": "Foyer",
   "spook.title.staircase": "Escalier",
   "spook.ace_room": "Salle de l'As",
   "spook.chapel": "Chapelle",
@@ -262,8 +262,8 @@ export default {
   "spook.your_pawn": "votre pion",
   "spook.rolled": "Dé : {value}",
   "spook.not_rolled": "Dé pas encore lancé",
-  "spook.steps_left": "encore {count} déplacements",
-  "spook.steps_left_one": "encore {count} déplacement",
+  "spook.steps_left": "restent {count} portes",
+  "spook.steps_left_one": "reste {count} porte",
   "spook.turn_of": "Tour {turn} · {name}",
   "spook.queen_worth": "vaut {value}",
   "spook.queen_hidden": "dans la pioche",
@@ -329,7 +329,7 @@ export default {
   "spook.log.trap_sprung_queen": "{ghost} brise le piège de {place} et reste.",
   "spook.log.omen_moved": "Le pion de présage va dans {place}.",
   "spook.log.die_rolled": "{name} fait {value}.",
-  "spook.log.pawn_moved": "{pawn} : {from} → {to} (reste {count}).",
+  "spook.log.pawn_moved": "Pion de {name} : {from} → {to} (reste {count}).",
   "spook.log.move_stopped": "{name} arrête le déplacement.",
   "spook.log.trap_laid": "{name} pose le piège {card} dans {place}.",
   "spook.log.hunt_started_normal": "{name} chasse {ghost} dans {place} (valeur {value}).",
@@ -380,7 +380,8 @@ export default {
   "gah.escape_line": "La maison de {name} est entièrement explorée : tentative d'évasion !",
   "gah.escape_askers": "Doivent encore répondre : {names}",
   "gah.outcome.escaped": "{name} s'échappe de la maison hantée !",
-  "gah.outcome.round_limit": "Limite de tours atteinte : {names} a exploré le plus.",
+  "gah.outcome.round_limit": "Limite de tours atteinte : {names} ont exploré le plus (égalité).",
+  "gah.outcome.round_limit_one": "Limite de tours atteinte : {names} a exploré le plus.",
   "gah.outcome.nobody": "Limite de tours atteinte : personne n'a exploré de pièce.",
 
   "gah.prompt.turn": "À vous : jouez des pièces, un fantôme, un chat, une lumière, une carte spéciale, ou défaussez.",
@@ -455,5 +456,6 @@ export default {
   "gah.log.escape_attempt": "La maison de {name} est entièrement explorée : évasion !",
   "gah.log.escape_stopped": "L'évasion de {name} est empêchée.",
   "gah.log.game_over_escaped": "{names} s'échappe et gagne !",
-  "gah.log.game_over_round_limit": "Limite de tours : {names} gagne."
+  "gah.log.game_over_round_limit": "Limite de tours : {names} gagnent.",
+  "gah.log.game_over_round_limit_one": "Limite de tours : {names} gagne."
 };

@@ -1,0 +1,63 @@
+"""Ghost at Home in a real browser: the houses, a card picked then aimed, a whole game clicked through."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from engine.ghost_at_home.cards import BULBS, KIND
+from server.launch import ServerProcess
+from tests.server.players import close
+from tests.web.conftest import screenshot
+from tests.web.play import create_table, exported, play_to_the_end, seat_sdk_players, shown_scores, shown_winners
+
+
+async def test_ghost_at_home_two_seats(page: Any, server: ServerProcess) -> None:
+    # the renderer's card data is the engine's (G1, G2)
+    drawn = await exported(page, "games/ghost-at-home.js", "KINDS", "BULBS")
+    assert drawn == [list(KIND), list(BULBS)]
+
+    await page.fill("#player-name", "Ada")
+    table = await create_table(page, "ghost-at-home", 2, {"max_rounds": 20})  # a short game: at most 20 rounds
+    players = await seat_sdk_players(server, table, 1)
+    try:
+        await page.click("#start:not([disabled])")
+        await page.wait_for_selector("svg.gah-board")
+        tasks = [asyncio.create_task(p.run()) for p in players]
+        assert await page.locator("svg.gah-board .house").count() == 2
+        assert await page.text_content('svg.gah-board .house[data-seat="0"] .house-name') == "Your house"
+        assert await page.locator("svg.gah-board .floor.lit").count() == 0  # G3: every light off at the start
+        assert await page.locator("#hand .gcard-chip").count() == 3
+
+        shots: set[str] = set()
+
+        async def moments(clicks: int) -> None:
+            if "pick" not in shots and await page.locator("#hand .gcard-chip.pickable").count():
+                # a card picked in the hand becomes the one whose targets the board shows
+                shots.add("pick")
+                card = await page.get_attribute("#hand .gcard-chip.pickable >> nth=0", "data-card")
+                await page.click(f'#hand .gcard-chip[data-card="{card}"]')
+                await page.wait_for_selector(f'#hand .gcard-chip.picked[data-card="{card}"]')
+                await screenshot(page, "gah-picked")
+            if clicks == 6:
+                await screenshot(page, "gah-mid")
+            for panel in ("attack", "escape"):
+                if panel not in shots and await page.is_visible(f"#{panel}"):
+                    shots.add(panel)
+                    await screenshot(page, f"gah-{panel}")
+
+        clicked = await play_to_the_end(page, 9, moments)
+        await page.wait_for_selector("#outcome")
+        await screenshot(page, "gah-over")
+        await asyncio.wait_for(asyncio.gather(*tasks), 30)
+    finally:
+        await close(players)
+
+    result = players[0].result
+    assert result is not None
+    assert "pick" in shots
+    assert await shown_scores(page) == dict(enumerate(result.result["scores"]))
+    assert await shown_winners(page) == sorted(result.result["winners"])
+    assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
+    log = await page.inner_text("#log")
+    assert "Round 1: Spirit 1's turn." in log and ("escapes and wins!" in log or "Round limit:" in log)

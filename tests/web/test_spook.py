@@ -1,0 +1,115 @@
+"""Spook in a real browser: the mansion map, a whole game clicked through (solo and with two seats), a spectator."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from engine.spook.board import DOORS, WINGS
+from server.launch import ServerProcess
+from tests.server.players import close
+from tests.web.conftest import screenshot
+from tests.web.play import (
+    GAME_OVER,
+    create_table,
+    exported,
+    play_to_the_end,
+    seat_sdk_players,
+    shown_scores,
+    shown_winners,
+)
+
+
+async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server: ServerProcess) -> None:
+    # the drawn map is the engine's (S3, S4)
+    drawn = await exported(page, "games/spook.js", "DOORS", "WINGS")
+    assert {frozenset(door) for door in drawn[0]} == {frozenset(door) for door in DOORS}
+    assert {wing: tuple(rooms) for wing, rooms in drawn[1].items()} == WINGS
+
+    await page.fill("#player-name", "Ada")
+    await page.select_option("select[name=game]", "spook")
+    assert not await page.is_checked("#create-form input[name=open_hands]")
+    table = await create_table(page, "spook", 2, {"open_hands": True})
+    players = await seat_sdk_players(server, table, 1)
+    watcher = await page.context.browser.new_page()  # a context of its own: another visitor
+    watcher_errors: list[str] = []
+    watcher.on("pageerror", lambda exc: watcher_errors.append(str(exc)))
+    try:
+        await page.click("#start:not([disabled])")
+        await page.wait_for_selector("svg.spook-board")
+        tasks = [asyncio.create_task(p.run()) for p in players]
+        # open hands: the other seat's cards are face up in its row (S1), and so are they for a spectator
+        assert await page.locator('.seat-row[data-seat="1"] .pcard-chip').count() == 3
+        assert await page.locator("svg.spook-board .place.foyer .pawn").count() == 2  # S5
+        assert await page.locator("svg.spook-board .place.staircase .pcard").count() == 1  # S6
+
+        await watcher.goto(f"{server.http}/#/table/{table}")
+        await watcher.wait_for_selector("svg.spook-board")
+        assert await watcher.text_content("#prompt .panel-kicker") == "Watching"
+        assert await watcher.locator("#hand").count() == 0
+        assert await watcher.locator('.seat-row[data-seat="0"] .pcard-chip').count() >= 1
+        await screenshot(watcher, "spook-spectator")
+
+        shots: set[str] = set()
+
+        async def moments(clicks: int) -> None:
+            if clicks == 4:
+                await screenshot(page, "spook-mid")
+            if "hunt" not in shots and await page.is_visible("#hunt"):
+                shots.add("hunt")
+                await screenshot(page, "spook-hunt")
+            if "move" not in shots and await page.locator("svg.spook-board .place.target").count():
+                shots.add("move")
+                await screenshot(page, "spook-move")
+            if clicks == 8:  # the board in French, then back
+                await page.select_option("#lang", "fr")
+                await page.wait_for_selector("text=Escalier")
+                assert "aile ouest" in await page.text_content("svg.spook-board")
+                await screenshot(page, "spook-fr")
+                await page.select_option("#lang", "en")
+                await page.wait_for_selector("text=Staircase")
+
+        clicked = await play_to_the_end(page, 5, moments)
+        await page.wait_for_selector("#outcome")
+        await screenshot(page, "spook-over")
+        await asyncio.wait_for(asyncio.gather(*tasks), 30)
+        await watcher.wait_for_selector(GAME_OVER)
+        assert await shown_scores(watcher) == await shown_scores(page)
+    finally:
+        await watcher.close()
+        await close(players)
+    assert not watcher_errors, watcher_errors
+
+    result = players[0].result
+    assert result is not None
+    assert await shown_scores(page) == dict(enumerate(result.result["scores"]))
+    assert await shown_winners(page) == sorted(result.result["winners"])
+    assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
+    won = bool(result.result["winners"])
+    assert ("won" if won else "lost") in (await page.get_attribute("#outcome", "class")).split()
+    assert ("Victory!" if won else "Defeat.") in await page.inner_text("#log")
+
+
+async def test_solo_spook_turn_on_the_board(page: Any) -> None:
+    """Spook allows one seat (S1); a turn on the board: draw (S8), roll (S10), a highlighted room moves the pawn
+    through its door (S4), and the die shows the steps left."""
+    await page.select_option("select[name=game]", "spook")
+    seats = await page.eval_on_selector_all("select[name=seats] option", "options => options.map(o => o.value)")
+    assert seats == ["1", "2", "3", "4"]
+    await create_table(page, "spook", 1)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector("svg.spook-board")
+    assert await page.locator("#hand .pcard-chip").count() == 3  # S5: three red cards
+    await page.click("#prompt button:text('Draw a card')")
+    await page.click("#prompt button:text('Roll the die')")
+    await page.wait_for_selector("svg.spook-board .place.target")
+    rolled = int((await page.text_content("svg.spook-board .info-line.strong")).split()[-1])
+    # from the foyer the doors lead to the staircase, the Ace room, room 4 and the chapel
+    targets = await page.eval_on_selector_all("svg.spook-board .place.target", "els => els.map(e => e.dataset.place)")
+    assert sorted(targets) == sorted(["staircase", "1", "4", "10"])
+    await page.click('svg.spook-board .place.target[data-place="4"] .place-bg')
+    await page.wait_for_selector('svg.spook-board .place[data-place="4"] .pawn')
+    assert await page.locator("svg.spook-board .place.foyer .pawn").count() == 0
+    if rolled > 1:
+        await page.wait_for_selector(f"svg.spook-board .info-line >> text={rolled - 1} door")
+        await screenshot(page, "spook-solo")
