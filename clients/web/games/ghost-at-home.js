@@ -143,15 +143,16 @@ function pickedCard(ctx) {
   return usable.find((card) => actionsOf(ctx, card).some((a) => TARGETED.has(a.type))) ?? usable.find((card) => actionsOf(ctx, card).length > 1) ?? null;
 }
 
-function sourceKey(a) {
-  return `${a.source ?? "me"}:${a.source_floor}`;
+/** The piece a sourced special moves, as "seat:floor" (the elevator moves one of the seat's own cats). */
+function sourceKey(ctx, a) {
+  return `${a.source ?? ctx.me}:${a.source_floor}`;
 }
 
 /** The piece (ghost or cat) a sourced special moves: the one picked, else the first offered. */
 function pickedSource(ctx, card) {
   const sourced = actionsOf(ctx, card).filter((a) => SOURCED.has(a.type));
   if (!sourced.length) return null;
-  const keys = [...new Set(sourced.map(sourceKey))];
+  const keys = [...new Set(sourced.map((a) => sourceKey(ctx, a)))];
   return keys.includes(ctx.drawing.source) ? ctx.drawing.source : keys[0];
 }
 
@@ -172,8 +173,8 @@ function topFloor(house) {
 }
 
 /** Board targets now: ``floors["seat:floor"]`` and ``spaces["seat:floor:side"]`` → action, and the pickable
- * pieces ``sources["seat:floor"]``. */
-function targets(ctx) {
+ * pieces ``sources["seat:floor"]`` (exported for the browser test, which checks every targeted choice has one). */
+export function targets(ctx) {
   const v = ctx.view;
   const floors = {};
   const spaces = {};
@@ -196,13 +197,13 @@ function targets(ctx) {
         floors[`${ctx.me}:${a.floor}`] = a;
         break;
       case "space_time_hole":
-        sources[`${a.source}:${a.source_floor}`] = true;
-        if (sourceKey(a) === source) floors[`${a.target}:${topFloor(v.players[a.target].house)}`] = a;
+        sources[sourceKey(ctx, a)] = true;
+        if (sourceKey(ctx, a) === source) floors[`${a.target}:${topFloor(v.players[a.target].house)}`] = a;
         break;
       case "cat_food":
       case "elevator":
-        sources[`${a.source ?? ctx.me}:${a.source_floor}`] = true;
-        if (sourceKey(a) === source) floors[`${ctx.me}:${a.floor}`] = a;
+        sources[sourceKey(ctx, a)] = true;
+        if (sourceKey(ctx, a) === source) floors[`${ctx.me}:${a.floor}`] = a;
         break;
       default:
         break;
