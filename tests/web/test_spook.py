@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from typing import Any
 
+from msgspec import to_builtins
+
+from engine.spook import GAME
 from engine.spook.board import DOORS, WINGS
 from server.launch import ServerProcess
 from tests.server.players import close
@@ -113,3 +117,45 @@ async def test_solo_spook_turn_on_the_board(page: Any) -> None:
     if rolled > 1:
         await page.wait_for_selector(f"svg.spook-board .info-line >> text={rolled - 1} door")
         await screenshot(page, "spook-solo")
+
+
+def decisions(games: int, seats: int) -> list[dict[str, Any]]:
+    """Every prompted seat's view and legal actions, as the server sends them, along random playouts."""
+    found = []
+    for seed in range(games):
+        state = GAME.setup(seats, bytes([seed]), GAME.default_options(), "web")
+        chooser = random.Random(seed)
+        while GAME.result(state) is None:
+            prompted = sorted(GAME.prompts(state))
+            for seat in prompted:
+                legal = to_builtins(GAME.legal_actions(state, seat))
+                found.append({"me": seat, "view": to_builtins(GAME.view(state, seat)), "legal": legal})
+            seat = chooser.choice(prompted)
+            GAME.apply(state, seat, chooser.choice(GAME.legal_actions(state, seat)))
+    return found
+
+
+async def test_every_choice_is_on_the_board_or_a_big_button(page: Any) -> None:
+    """Beyond the list of all choices: every legal action is a target on the map (for some pawn picked), a card
+    of the hand, or a big button under the headline (a wing hunt, which random playouts seldom offer, is one)."""
+    cases = decisions(12, 3)
+    met = {a["type"] + a.get("kind", "") for case in cases for a in case["legal"]}
+    assert met >= {"move", "huntnormal", "huntking", "lay_trap", "offer", "done", "draw", "roll", "end_turn"}
+    script = """async (cases) => {
+        const { default: renderer } = await import('/static/games/spook.js');
+        const { t } = await import('/static/i18n.js');
+        return cases.map(({ me, view, legal }) => {
+            const ctx = { me, view, choices: legal, drawing: {}, t, name: (s) => `Seat ${s + 1}`,
+                          colour: () => '#888', redraw() {}, table: { prompts: [], log: [] } };
+            const offered = new Set(legal.filter(renderer.primary).map((a) => JSON.stringify(a)));
+            for (const pawn of [null, ...legal.filter((a) => a.type === 'move').map((a) => a.pawn)]) {
+                ctx.drawing = { pawn };
+                for (const el of [renderer.board(ctx), ...renderer.panels(ctx)]) {
+                    for (const target of el.querySelectorAll('[data-action]')) offered.add(target.dataset.action);
+                }
+            }
+            return legal.map((a) => JSON.stringify(a)).filter((a) => !offered.has(a));
+        });
+    }"""
+    missing = await page.evaluate(script, cases)
+    assert not any(missing), next(m for m in missing if m)
