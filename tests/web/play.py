@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -79,6 +80,31 @@ async def play_to_the_end(
         if before_click is not None:
             await before_click(clicked.total())
         clicked[await click_a_choice(page, rng, on_board=clicked.total() % 2 == 0)] += 1
+
+
+async def play_with(
+    page: Any, players: list[Player], seed: int, before_click: Callable[[int], Awaitable[None]] | None = None
+) -> tuple[dict[str, Any], Counter[str]]:
+    """The SDK ``players`` play while the page clicks to the end (``play_to_the_end``); returns the result the
+    players received and the page's clicks."""
+    tasks = [asyncio.create_task(player.run()) for player in players]
+    try:
+        clicked = await play_to_the_end(page, seed, before_click)
+        await asyncio.wait_for(asyncio.gather(*tasks), 30)
+    finally:
+        for task in tasks:
+            task.cancel()  # when the page failed first: no player left waiting
+    received = players[0].result
+    assert received is not None
+    result: dict[str, Any] = received.result
+    return result, clicked
+
+
+async def assert_final_scores(page: Any, result: dict[str, Any]) -> None:
+    """The final scores shown are the result's: every seat's score, the winners marked, the seed."""
+    assert await shown_scores(page) == dict(enumerate(result["scores"]))
+    assert await shown_winners(page) == sorted(result["winners"])
+    assert result["seed"] in await page.inner_text(GAME_OVER)
 
 
 async def shown_scores(page: Any) -> dict[int, int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from typing import Any, get_args
@@ -15,7 +14,7 @@ from engine.ghost_at_home.cards import BULBS, KIND
 from server.launch import ServerProcess
 from tests.server.players import close
 from tests.web.conftest import screenshot
-from tests.web.play import create_table, exported, play_to_the_end, seat_sdk_players, shown_scores, shown_winners
+from tests.web.play import assert_final_scores, create_table, exported, play_with, seat_sdk_players
 
 # The actions that need a place on the board are those naming a floor or a house (a room space, a floor, a
 # house); the rest are the hand's cards and buttons.  SOURCED: the specials that first pick the piece they move.
@@ -34,7 +33,6 @@ async def test_ghost_at_home_two_seats(page: Any, server: ServerProcess) -> None
     try:
         await page.click("#start:not([disabled])")
         await page.wait_for_selector("svg.gah-board")
-        tasks = [asyncio.create_task(p.run()) for p in players]
         assert await page.locator("svg.gah-board .house").count() == 2
         assert await page.text_content('svg.gah-board .house[data-seat="0"] .house-name') == "Your house"
         assert await page.locator("svg.gah-board .floor.lit").count() == 0  # G3: every light off at the start
@@ -57,18 +55,14 @@ async def test_ghost_at_home_two_seats(page: Any, server: ServerProcess) -> None
                     shots.add(panel)
                     await screenshot(page, f"gah-{panel}")
 
-        clicked = await play_to_the_end(page, 9, moments)
+        result, clicked = await play_with(page, players, 9, moments)
         await page.wait_for_selector("#outcome")
         await screenshot(page, "gah-over")
-        await asyncio.wait_for(asyncio.gather(*tasks), 30)
     finally:
         await close(players)
 
-    result = players[0].result
-    assert result is not None
     assert "pick" in shots
-    assert await shown_scores(page) == dict(enumerate(result.result["scores"]))
-    assert await shown_winners(page) == sorted(result.result["winners"])
+    await assert_final_scores(page, result)
     assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
     log = await page.inner_text("#log")
     assert "Round 1: Spirit 1's turn." in log and ("escapes and wins!" in log or "Round limit:" in log)

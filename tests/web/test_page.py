@@ -17,15 +17,7 @@ from engine.spook.state import EndReason
 from server.launch import ServerProcess
 from tests.server.players import close
 from tests.web.conftest import screenshot
-from tests.web.play import (
-    GAME_OVER,
-    create_table,
-    exported,
-    play_to_the_end,
-    seat_sdk_players,
-    shown_scores,
-    shown_winners,
-)
+from tests.web.play import assert_final_scores, create_table, exported, play_with, seat_sdk_players
 
 
 def tags(union: Any) -> list[str]:
@@ -45,7 +37,6 @@ async def test_whole_game_by_clicking(page: Any, server: ServerProcess) -> None:
         await screenshot(page, "seating")
         await page.click("#start")
         await page.wait_for_selector("svg.mansion-board")
-        tasks = [asyncio.create_task(p.run()) for p in players]
 
         async def moments(clicks: int) -> None:
             if clicks == 15:
@@ -53,18 +44,11 @@ async def test_whole_game_by_clicking(page: Any, server: ServerProcess) -> None:
             if await page.is_visible(".duel-panel .dial-wedge.target"):
                 await screenshot(page, "duel")
 
-        clicked = await play_to_the_end(page, 7, moments)
+        result, clicked = await play_with(page, players, 7, moments)
         await screenshot(page, "game-over")
-        await asyncio.wait_for(asyncio.gather(*tasks), 30)
     finally:
         await close(players)
-
-    result = players[0].result
-    assert result is not None
-    scores, winners = result.result["scores"], result.result["winners"]
-    assert await shown_scores(page) == dict(enumerate(scores))
-    assert await shown_winners(page) == sorted(winners)
-    assert result.result["seed"] in await page.inner_text(GAME_OVER)
+    await assert_final_scores(page, result)
     # both ways of choosing were used: the board's targets and the buttons
     assert clicked["board"] >= 5 and clicked["button"] >= 5, clicked
     # the log told the story in words, up to the end
@@ -83,14 +67,10 @@ async def test_the_page_rides_out_a_server_restart(page: Any, server: ServerProc
         await page.wait_for_selector("#conn-status[data-state=lost]")
         await asyncio.to_thread(server.start)
         await page.wait_for_selector("#conn-status[data-state=online]", timeout=20000)
-        task = asyncio.create_task(players[0].run())
-        await play_to_the_end(page, 11)
-        await asyncio.wait_for(task, 30)
+        result, _ = await play_with(page, players, 11)
     finally:
         await close(players)
-    result = players[0].result
-    assert result is not None
-    assert await shown_scores(page) == dict(enumerate(result.result["scores"]))
+    await assert_final_scores(page, result)
 
 
 async def test_french_switch(page: Any) -> None:

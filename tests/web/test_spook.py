@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
@@ -15,13 +14,15 @@ from tests.server.players import close
 from tests.web.conftest import screenshot
 from tests.web.play import (
     GAME_OVER,
+    assert_final_scores,
     create_table,
     exported,
-    play_to_the_end,
+    play_with,
     seat_sdk_players,
     shown_scores,
-    shown_winners,
 )
+
+STAIRCASE = "document.querySelector('svg.spook-board .staircase .place-name')"  # its name on the map
 
 
 async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server: ServerProcess) -> None:
@@ -41,7 +42,6 @@ async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server
     try:
         await page.click("#start:not([disabled])")
         await page.wait_for_selector("svg.spook-board")
-        tasks = [asyncio.create_task(p.run()) for p in players]
         # open hands: the other seat's cards are face up in its row (S1), and so are they for a spectator
         assert await page.locator('.seat-row[data-seat="1"] .pcard-chip').count() == 3
         assert await page.locator("svg.spook-board .place.foyer .pawn").count() == 2  # S5
@@ -67,16 +67,15 @@ async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server
                 await screenshot(page, "spook-move")
             if clicks == 8:  # the board in French, then back
                 await page.select_option("#lang", "fr")
-                await page.wait_for_selector("text=Escalier")
+                await page.wait_for_function(f"{STAIRCASE}.textContent === 'Escalier'")
                 assert "aile ouest" in await page.text_content("svg.spook-board")
                 await screenshot(page, "spook-fr")
                 await page.select_option("#lang", "en")
-                await page.wait_for_selector("text=Staircase")
+                await page.wait_for_function(f"{STAIRCASE}.textContent === 'Staircase'")
 
-        clicked = await play_to_the_end(page, 5, moments)
+        result, clicked = await play_with(page, players, 5, moments)
         await page.wait_for_selector("#outcome")
         await screenshot(page, "spook-over")
-        await asyncio.wait_for(asyncio.gather(*tasks), 30)
         await watcher.wait_for_selector(GAME_OVER)
         assert await shown_scores(watcher) == await shown_scores(page)
     finally:
@@ -84,12 +83,9 @@ async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server
         await close(players)
     assert not watcher_errors, watcher_errors
 
-    result = players[0].result
-    assert result is not None
-    assert await shown_scores(page) == dict(enumerate(result.result["scores"]))
-    assert await shown_winners(page) == sorted(result.result["winners"])
+    await assert_final_scores(page, result)
     assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
-    won = bool(result.result["winners"])
+    won = bool(result["winners"])
     assert ("won" if won else "lost") in (await page.get_attribute("#outcome", "class")).split()
     assert ("Victory!" if won else "Defeat.") in await page.inner_text("#log")
 
