@@ -22,6 +22,7 @@ from tests.web.play import (
     shown_scores,
 )
 
+OTHER_PAWN = "svg.spook-board .pawn.selectable:not(.selected)"  # a pawn that may move instead of the one picked
 STAIRCASE = "document.querySelector('svg.spook-board .staircase .place-name')"  # its name on the map
 
 
@@ -62,6 +63,13 @@ async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server
             if "hunt" not in shots and await page.is_visible("#hunt"):
                 shots.add("hunt")
                 await screenshot(page, "spook-hunt")
+            if "pawn" not in shots and await page.locator(OTHER_PAWN).count():
+                # S10: any pawn may move; the one picked is the one whose doors the map offers
+                shots.add("pawn")
+                pawn = await page.get_attribute(f"{OTHER_PAWN} >> nth=0", "data-pawn")
+                await page.click(f'{OTHER_PAWN}[data-pawn="{pawn}"]')
+                await page.wait_for_selector(f'svg.spook-board .pawn.selected[data-pawn="{pawn}"]')
+                await screenshot(page, "spook-pawn-picked")
             if "move" not in shots and await page.locator("svg.spook-board .place.target").count():
                 shots.add("move")
                 await screenshot(page, "spook-move")
@@ -84,6 +92,7 @@ async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server
     assert not watcher_errors, watcher_errors
 
     await assert_final_scores(page, result)
+    assert "pawn" in shots
     assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
     won = bool(result["winners"])
     assert ("won" if won else "lost") in (await page.get_attribute("#outcome", "class")).split()

@@ -5,7 +5,7 @@
 // ctx.drawing), then its target on the board (a room space, a floor, a house); a special that moves a ghost or a
 // cat first picks the piece to move on the board.  A card with a single untargeted use is a choice by itself.
 
-import { h, s, choice } from "../dom.js";
+import { h, s, choice, pickable } from "../dom.js";
 
 const W_BOARD = 1000;
 const FLOOR_H = 124;
@@ -232,14 +232,7 @@ function pieceAt(ctx, kind, seat, number, x, y, marks) {
   const movable = SPECIAL_SOURCE[marks.card] === kind;
   if (movable && marks.sources[key]) {
     el.classList.add(marks.source === key ? "picked" : "pickable");
-    if (marks.source !== key) {
-      el.setAttribute("tabindex", "0");
-      el.setAttribute("role", "button");
-      el.addEventListener("click", (event) => {
-        event.stopPropagation();
-        pick(ctx, { source: key });
-      });
-    }
+    if (marks.source !== key) pickable(el, () => pick(ctx, { source: key }));
   }
   return el;
 }
@@ -358,9 +351,7 @@ function handPanel(ctx) {
     if (acts.length === 1 && !TARGETED.has(acts[0].type)) return choice(el, acts[0], label(ctx, acts[0]));
     if (acts.length && card !== picked) {
       el.classList.add("pickable");
-      el.tabIndex = 0;
-      el.setAttribute("role", "button");
-      el.addEventListener("click", () => pick(ctx, { card, source: null }));
+      pickable(el, () => pick(ctx, { card, source: null }));
     }
     return el;
   });

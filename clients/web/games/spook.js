@@ -4,7 +4,7 @@
 // the west wing (3, 2, 1) down the left, the east wing (6, 5, 4) down the right, the staircase from the foyer
 // up to room 7, the chapel (10) between the foyer and room 6.  Every door of S4 joins two cells that touch.
 
-import { h, s, choice } from "../dom.js";
+import { h, s, choice, pickable } from "../dom.js";
 
 const COL_W = 172;
 const ROW_H = 146;
@@ -158,15 +158,7 @@ function pawnPiece(ctx, seat, x, y, selectable, selected) {
     s("circle", { r: 14, fill: ctx.colour(seat) }),
     s("text", { "text-anchor": "middle", dy: "0.36em" }, String(seat + 1)),
   );
-  if (selectable && !selected) {
-    piece.setAttribute("tabindex", "0");
-    piece.setAttribute("role", "button");
-    piece.addEventListener("click", (event) => {
-      event.stopPropagation(); // a pick, not the room's move
-      pickPawn(ctx, seat);
-    });
-  }
-  return piece;
+  return selectable && !selected ? pickable(piece, () => pickPawn(ctx, seat)) : piece;
 }
 
 function omenPiece(ctx, x, y) {
@@ -224,8 +216,8 @@ function seatsAt(v, place) {
 
 function pawnsRow(ctx, place, x, y, mover) {
   const moves = ctx.choices.filter((a) => a.type === "move");
-  const pickable = new Set(ctx.view.moving_pawn === null ? moves.map((a) => a.pawn) : []);
-  return seatsAt(ctx.view, place).map((seat, i) => pawnPiece(ctx, seat, x + i * 32, y, pickable.size > 1 && pickable.has(seat), seat === mover && pickable.size > 1));
+  const movable = new Set(ctx.view.moving_pawn === null ? moves.map((a) => a.pawn) : []);
+  return seatsAt(ctx.view, place).map((seat, i) => pawnPiece(ctx, seat, x + i * 32, y, movable.size > 1 && movable.has(seat), seat === mover && movable.size > 1));
 }
 
 function locationCell(ctx, place, mover) {
