@@ -37,12 +37,8 @@ async def create_table(
 
 
 async def seat_sdk_players(server: ServerProcess, table: str, count: int) -> list[Player]:
-    """Random players over the SDK in the seats the browser does not hold.
-
-    TODO(bots): once the server fills seats with its own bots, tick the page's "Fill the other seats with bots"
-    box (it sends ``bots: seats - 1``) in the whole-game tests instead of calling this, and drop the players'
-    tasks there (if the server then starts a full table by itself, drop the click on ``#start`` too).
-    """
+    """Random players over the SDK in the seats the browser does not hold, for tests that need to see every
+    seat's messages or to outlive a server kill (the play-alone path with server-run bots has its own test)."""
     players = []
     for i in range(count):
         client = Client(server.url, client=f"web-test-{i}")

@@ -6,6 +6,9 @@ import asyncio
 import signal
 from typing import Any, get_args
 
+import msgspec
+
+from clients.sdk import Client
 from engine.ghost_at_home import cards as gah_cards
 from engine.ghost_at_home import legal as gah_legal
 from engine.ghost_at_home.events import Event as GahEvent
@@ -14,10 +17,11 @@ from engine.spook import board as spook_board
 from engine.spook import game as spook_game
 from engine.spook.events import SpookEvent
 from engine.spook.state import EndReason
+from protocol.messages import GameOver
 from server.launch import ServerProcess
 from tests.server.players import close
 from tests.web.conftest import screenshot
-from tests.web.play import assert_final_scores, create_table, exported, play_with, seat_sdk_players
+from tests.web.play import assert_final_scores, create_table, exported, play_to_the_end, play_with, seat_sdk_players
 
 
 def tags(union: Any) -> list[str]:
@@ -25,14 +29,18 @@ def tags(union: Any) -> list[str]:
     return [member.__struct_config__.tag for member in get_args(union)]
 
 
-async def test_whole_game_by_clicking(page: Any, server: ServerProcess) -> None:
+async def test_whole_game_against_three_bots(page: Any, server: ServerProcess) -> None:
+    """Issue 4's play-alone path: a table created with the other seats filled by server-run bots, played to
+    the end by clicking; the final scores shown are those a spectator receives."""
     await page.fill("#player-name", "Ada")
     await screenshot(page, "lobby")
+    await page.set_checked("#create-form input[name=bots]", True)
     table = await create_table(page)
     assert await page.is_visible("text=Table " + table)
 
-    players = await seat_sdk_players(server, table, 3)
-    try:
+    async with Client(server.url, client="web-test-watcher") as watcher:
+        await watcher.watch(table)
+        ending = asyncio.create_task(game_over(watcher))
         await page.wait_for_selector("#start:not([disabled])")
         await screenshot(page, "seating")
         await page.click("#start")
@@ -44,16 +52,27 @@ async def test_whole_game_by_clicking(page: Any, server: ServerProcess) -> None:
             if await page.is_visible(".duel-panel .dial-wedge.target"):
                 await screenshot(page, "duel")
 
-        result, clicked = await play_with(page, players, 7, moments)
-        await screenshot(page, "game-over")
-    finally:
-        await close(players)
+        try:
+            clicked = await play_to_the_end(page, 7, moments)
+            result = await asyncio.wait_for(ending, 30)
+        finally:
+            ending.cancel()
+    await screenshot(page, "game-over")
     await assert_final_scores(page, result)
     # both ways of choosing were used: the board's targets and the buttons
     assert clicked["board"] >= 5 and clicked["button"] >= 5, clicked
     # the log told the story in words, up to the end
     log = await page.inner_text("#log")
     assert "The game begins." in log and "Final scores:" in log
+
+
+async def game_over(client: Client) -> dict[str, Any]:
+    """The result of the first ``game_over`` the client receives."""
+    async for msg in client:
+        if isinstance(msg, GameOver):
+            result: dict[str, Any] = msgspec.to_builtins(msg.result)
+            return result
+    raise AssertionError("the connection ended before the game did")
 
 
 async def test_the_page_rides_out_a_server_restart(page: Any, server: ServerProcess) -> None:
