@@ -1,21 +1,27 @@
 """Spook strategies.  ``greedy`` plays as a careful cooperative hunter: it keeps every wing from filling (S15),
-lays traps where the next ghost will appear (S9, S13), saves its cards for the Queen (S11) and hunts her as soon
-as the table can.  It decides from the wire view alone, with a one-turn plan and no search beyond it.
+lays traps where the next ghost will appear (S9, S13), saves its cards for the Queen (S11), gathers the pawns on
+her and hunts her as soon as the table can.  It decides from the wire view alone with a one-turn plan: up to two
+stops with a hunt or a trap each for one pawn (S10), judged by what the board, the hand and the pawns look like
+for the next seat's draw.  No search beyond that, so a decision takes about a millisecond.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 from clients.bots.base import Decision
 from engine.spook.board import FOYER, LOCATIONS, NEIGHBOURS, ROOM_INDEX, ROOMS, STAIRCASE, WING_OF, WINGS
-from engine.spook.cards import BLACK, HUNTS_WITH, KINGS, QUEEN, RED_QUEENS, SUIT, TRAPS, VALUE
+from engine.spook.cards import BLACK, HUNTS_WITH, KINGS, QUEEN, RED, RED_QUEENS, SUIT, TRAPS, VALUE
 
 Action = dict[str, Any]
-LOSS = 1e6
+Threat = tuple[str, list[tuple[str, str | None]]]
+"""A wing the next ghost would fill, with each of its rooms and the ghost there (``None``: the new one)."""
+WIN = 1e6
+"""Beyond any other consideration: hunting the Queen (S15)."""
+LOST = -1e3
+"""A plan that loses at the end of the turn (S15); still better than one that also gives up on the Queen."""
 
 
 def _distances() -> dict[str, dict[str, int]]:
@@ -24,16 +30,21 @@ def _distances() -> dict[str, dict[str, int]]:
     for start in LOCATIONS:
         dist = {start: 0}
         frontier = [start]
+        doors = 0
         while frontier:
-            step = [n for place in frontier for n in NEIGHBOURS[place] if n not in dist]
-            for place in step:
-                dist.setdefault(place, dist[frontier[0]] + 1)
-            frontier = list(dict.fromkeys(step))
+            doors += 1
+            frontier = [n for place in frontier for n in NEIGHBOURS[place] if n not in dist]
+            dist.update(dict.fromkeys(frontier, doors))
         table[start] = dist
     return table
 
 
 DIST = _distances()
+
+
+def _reach(doors: int) -> float:
+    """The chance a d6 (S10) covers ``doors``."""
+    return 1.0 if doors == 0 else max(0, 7 - doors) / 6
 
 
 @dataclass(frozen=True)
@@ -44,17 +55,26 @@ class Weights:
     """Per point of ghost left on the board: the Queen will cost that much (S11)."""
     wing: tuple[float, float, float] = (0.0, 1.0, 8.0)
     """Danger of a wing holding 0, 1 or 2 ghosts at the end of the turn (3 loses, S15)."""
-    next_full: float = 40.0
-    """A wing the next ghost would fill: the next seat must clear it or lose."""
-    hunt_draw: float = 3.0
+    loss: float = 60.0
+    """A wing filled that the seat to play cannot clear."""
+    s12_fail: float = 0.5
+    """How often the active seat cannot clear a wing that its own after-hunt draw (S12) filled."""
+    hunt_draw: float = 2.5
     """The draw after a hunt (S12): a red card lost about half the time."""
     king: float = 13.0
     queen: float = 12.0
     jack: float = 6.0
     position: float = 1.0
-    """Per door between the pawn's resting place and the room where the next ghost appears."""
+    """Per door between a pawn and the room where the next ghost appears (S9), shared by the pawns."""
     gather: float = 8.0
-    """Per door between the pawn's resting place and the Queen once she is out: the table gathers on her."""
+    """Per door between a pawn holding cards and the Queen once she is out: the table gathers on her (S11)."""
+    pregather: float = 0.2
+    """The share of ``gather`` that already pulls the pawns towards the next ghost's room while the Queen may
+    come within a round of draws."""
+    queen_try: float = 300.0
+    """A hunt for the Queen this turn that the hunters' cards likely reach, times that likelihood."""
+    queen_spread: float = 10.0
+    """How far (in value) the guessed cards of the other hunters may be from the truth."""
 
 
 def _worth(card: str, w: Weights) -> float:
@@ -66,6 +86,19 @@ def _worth(card: str, w: Weights) -> float:
     if card in TRAPS:
         return w.jack
     return VALUE[card]
+
+
+def _cheapest(cards: list[str], value: int, w: Weights) -> tuple[str, ...] | None:
+    """The cards among ``cards`` reaching ``value`` (at least one card, S11) that leave the most worth in hand:
+    a knapsack over the reachable totals, capped at ``value``."""
+    goal = max(1, value)
+    best: dict[int, tuple[float, tuple[str, ...]]] = {0: (0.0, ())}
+    for card in cards:
+        for total, (cost, combo) in list(best.items()):
+            reached, spent = min(goal, total + VALUE[card]), cost + _worth(card, w)
+            if reached not in best or spent < best[reached][0]:
+                best[reached] = (spent, (*combo, card))
+    return best[goal][1] if goal in best else None
 
 
 @dataclass
@@ -101,6 +134,12 @@ class Board:
     def wing_counts(self) -> dict[str, int]:
         return {wing: sum(self.rooms[ROOM_INDEX[r]] is not None for r in rooms) for wing, rooms in WINGS.items()}
 
+    def value(self, room: str) -> int:
+        """What hunting the ghost in ``room`` takes (S11): its value, the Queen's being every other ghost's."""
+        ghost = self.rooms[ROOM_INDEX[room]]
+        assert ghost is not None
+        return self.ghost_sum() if ghost == QUEEN else VALUE[ghost]
+
     def ghost_sum(self) -> int:
         """S11: what the Queen is worth: every other ghost on the board."""
         return sum(VALUE[g] for g in (*self.rooms, *self.staircase) if g is not None and g != QUEEN)
@@ -108,163 +147,249 @@ class Board:
 
 @dataclass(frozen=True)
 class Task:
-    """Something the active seat does at a stop: a hunt (``kind``, ``ghost``), a trap (``trap``), or nothing."""
+    """A hunt (``kind``, ``ghost``; ``pooled`` when other hunters pay) or a trap (``trap``) at a stop."""
 
     kind: str = ""
     ghost: str | None = None
     trap: str | None = None
-    paid: tuple[str, ...] = ()
     pooled: bool = False
 
 
+@dataclass
+class After:
+    """What a sequence of tasks leaves: the board, the active seat's hand, the hunts made and other costs."""
+
+    board: Board
+    hand: list[str]
+    hunts: int = 0
+    cost: float = 0.0
+    won: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Tasks at up to two stops of the walking pawn, which then rests at ``rest``; ``value`` judges it."""
+
+    value: float
+    pawn: int
+    stops: tuple[tuple[str, Task], ...]
+    rest: str
+
+
 class _Turn:
-    """Everything the active seat's plan needs, read once from the view."""
+    """The active seat's judgement of plans, from what the view shows."""
 
     def __init__(self, decision: Decision, weights: Weights) -> None:
         view = decision.view
         self.w = weights
         self.seat = decision.seat
-        self.view = view
+        self.seats: int = view["seats"]
+        self.responder = (self.seat + 1) % self.seats
+        self.pawns: list[str] = list(view["pawns"])
+        self.sizes: list[int] = list(view["hand_sizes"])
         self.board = Board(list(view["rooms"]), list(view["staircase"]), list(view["traps"]), view["omen"])
-        self.hand: list[str] = list(view["hands"][decision.seat] or [])
+        self.hand: list[str] = list(view["hands"][self.seat] or [])
         seen = {c for c in (*view["rooms"], *view["staircase"], *view["discard"]) if c is not None}
-        unseen_black = [g for g in (*BLACK, QUEEN) if g not in seen]
-        pile = view["pile_size"]
-        self.p_black = len(unseen_black) / pile if pile else 0.0
-        ghosts = [VALUE[g] for g in unseen_black if g != QUEEN]
-        self.mean_ghost = sum(ghosts) / len(ghosts) if ghosts else 0.0
+        self.unseen = [g for g in BLACK if g not in seen]
+        self.pile = pile = view["pile_size"]
+        self.p_black = (len(self.unseen) + (QUEEN not in seen)) / pile if pile else 0.0
+        self.mean_ghost = sum(VALUE[g] for g in self.unseen) / len(self.unseen) if self.unseen else 0.0
         self.queen_room = next((p for p in (*ROOMS, STAIRCASE) if QUEEN in self.board.ghosts_at(p)), None)
+        # S7: the Queen is among the last 11 cards; the chance she comes within a round of draws
+        self.queen_soon = min(1.0, self.seats / pile) if QUEEN not in seen and 0 < pile <= 11 else 0.0
+        self.queen_short = self.pawns[self.seat] == self.queen_room  # no legal hunt for her, or we'd have taken it
+        offered = [o["card"] for o in view["hunt"]["offered"]] if view["hunt"] else []
+        known = {*self.hand, *view["discard"], *offered, *(t for t in view["traps"] if t is not None)}
+        unseen_red = [VALUE.get(c, 0) for c in RED if c not in known]
+        self.red_mean = sum(unseen_red) / len(unseen_red) if unseen_red else 0.0
         self._payments: dict[tuple[tuple[str, ...], str, int], tuple[str, ...] | None] = {}
 
     def payment(self, hand: list[str], suits: str, value: int) -> tuple[str, ...] | None:
-        """The cheapest cards of ``hand`` (by worth kept) in ``suits`` that reach ``value`` (S11), if any."""
+        """The cheapest cards of ``hand`` in ``suits`` that reach ``value`` (S11), if any."""
         key = (tuple(hand), suits, value)
         if key not in self._payments:
             cards = [c for c in hand if c not in TRAPS and SUIT[c] in suits]
             self._payments[key] = _cheapest(cards, value, self.w)
         return self._payments[key]
 
-    def score(self, board: Board, hand: list[str], penalty: float) -> float:
-        """How good the table stands after a plan: ghosts and wing danger against the cards kept."""
-        w = self.w
-        counts = board.wing_counts()
-        if 3 in counts.values():
-            return -LOSS
-        total = sum(_worth(c, w) for c in hand) - penalty - w.ghost * board.ghost_sum()
-        total -= sum(w.wing[c] for c in counts.values())
-        land = board.landing()
-        if land is not None and board.traps[land] is None:
-            extra = w.ghost * self.mean_ghost
-            wing = WING_OF.get(ROOMS[land])
-            if wing is not None:
-                c = counts[wing]
-                extra += w.next_full if c == 2 else w.wing[c + 1] - w.wing[c]
-            total -= self.p_black * extra
-        return total
+    # -- tasks -----------------------------------------------------------------------------------------------
 
-    def tasks(self, place: str, board: Board, hand: list[str]) -> list[tuple[Task, Board, list[str], float]]:
-        """Every task worth considering at ``place`` with what it leaves: board, hand and a score penalty."""
-        out: list[tuple[Task, Board, list[str], float]] = []
+    def tasks(self, place: str, now: After) -> list[tuple[Task, After]]:
+        """Every hunt (S11) or trap (S13) the active seat could do alone at ``place``, with what it leaves."""
+        board, hand = now.board, now.hand
+        out: list[tuple[Task, After]] = []
         for ghost in board.ghosts_at(place):
             if ghost == QUEEN:
                 if sum(VALUE[c] for c in hand if c not in TRAPS) >= board.ghost_sum():
-                    out.append((Task("normal", ghost), board, hand, -LOSS))
+                    out.append((Task("normal", ghost), After(board, hand, now.hunts, now.cost, won=True)))
                 continue
             paid = self.payment(hand, HUNTS_WITH[ghost], VALUE[ghost])
             if paid is not None:
-                out.append((Task("normal", ghost, paid=paid), *self._hunted(board, hand, place, [ghost], paid)))
+                out.append((Task("normal", ghost), self._hunted(now, place, [ghost], paid)))
             king = next((k for k in KINGS if k in hand), None)
             if king is not None:
-                out.append((Task("king", ghost, paid=(king,)), *self._hunted(board, hand, place, [ghost], (king,))))
+                out.append((Task("king", ghost), self._hunted(now, place, [ghost], (king,))))
         wing = WING_OF.get(place)
         if wing is not None and all(q in hand for q in RED_QUEENS):
             ghosts = [g for g in (board.rooms[ROOM_INDEX[r]] for r in WINGS[wing]) if g is not None and g != QUEEN]
             if ghosts:
-                cleared = board.copy()
-                for room in WINGS[wing]:
-                    if cleared.rooms[ROOM_INDEX[room]] in ghosts:
-                        cleared.rooms[ROOM_INDEX[room]] = None
-                rest = [c for c in hand if c not in RED_QUEENS]
-                out.append((Task("wing", paid=RED_QUEENS), cleared, rest, self.w.hunt_draw))
+                where = [r for r in WINGS[wing] if board.rooms[ROOM_INDEX[r]] in ghosts]
+                out.append((Task("wing"), self._hunted(now, where, ghosts, RED_QUEENS)))
         index = ROOM_INDEX.get(place)
         jack = next((j for j in TRAPS if j in hand), None)
         if index is not None and jack is not None and board.traps[index] is None:
             trapped = board.copy()
             trapped.traps[index] = jack
-            out.append((Task(trap=jack), trapped, [c for c in hand if c != jack], 0.0))
+            out.append((Task(trap=jack), After(trapped, [c for c in hand if c != jack], now.hunts, now.cost)))
         return out
 
+    def pooled(self, place: str, ghost: str) -> After:
+        """A hunt the other hunters help pay: it costs the table about the ghost's value."""
+        return self._hunted(After(self.board, self.hand), place, [ghost], (), VALUE[ghost])
+
     def _hunted(
-        self, board: Board, hand: list[str], place: str, ghosts: list[str], paid: tuple[str, ...]
-    ) -> tuple[Board, list[str], float]:
-        after = board.copy()
-        for ghost in ghosts:
-            after.remove(place, ghost)
-        rest = list(hand)
+        self, now: After, place: str | list[str], ghosts: list[str], paid: tuple[str, ...], cost: float = 0.0
+    ) -> After:
+        board = now.board.copy()
+        for where, ghost in zip([place] * len(ghosts) if isinstance(place, str) else place, ghosts, strict=True):
+            board.remove(where, ghost)
+        hand = list(now.hand)
         for card in paid:
-            rest.remove(card)
-        return after, rest, self.w.hunt_draw
+            hand.remove(card)
+        return After(board, hand, now.hunts + 1, now.cost + cost + self.w.hunt_draw)
 
-    def rest_value(self, place: str, steps: int, board: Board) -> tuple[float, str]:
-        """The best resting place within ``steps`` doors: near where the next ghost (or the Queen) is."""
-        if self.queen_room is not None:
-            hot, weight = self.queen_room, self.w.gather
+    # -- judging ---------------------------------------------------------------------------------------------
+
+    def judge(self, now: After) -> tuple[float, Threat | None]:
+        """The board-and-hand part of a plan's value, and the wing the next ghost would fill, whose fate depends
+        on where the pawns stand."""
+        w, board = self.w, now.board
+        if now.won:
+            return WIN, None
+        counts = board.wing_counts()
+        if 3 in counts.values() or now.hunts >= self.pile:  # S15: a haunted wing, or no draw for the next seat
+            return LOST, None
+        value = sum(_worth(c, w) for c in now.hand) - now.cost - w.ghost * board.ghost_sum()
+        value -= sum(w.wing[c] for c in counts.values())
+        land = board.landing()
+        if land is None or board.traps[land] is not None:
+            return value, None
+        value -= self.p_black * w.ghost * self.mean_ghost
+        wing = WING_OF.get(ROOMS[land])
+        if wing is None:
+            return value, None
+        c = counts[wing]
+        if c < 2:
+            return value - self.p_black * (w.wing[c + 1] - w.wing[c]), None
+        value -= now.hunts * self.p_black * w.s12_fail * w.loss
+        return value, (wing, [(r, None if r == ROOMS[land] else board.ghosts_at(r)[0]) for r in WINGS[wing]])
+
+    def pawn_value(self, pawns: list[str], now: After, threat: Threat | None) -> float:
+        """What the pawns' places are worth: the next seat's chance to clear a wing the next ghost fills,
+        closeness to the next ghost's room, or to the Queen once she is out."""
+        w = self.w
+        value = 0.0
+        if threat is not None:
+            chance = 0.0
+            if self.pile - now.hunts >= 3:  # the next seat can hunt and still leave a draw (S12, S15)
+                pos = pawns[self.responder]
+                chance = max(_reach(DIST[pos][room]) * self._pays(ghost, now) for room, ghost in threat[1])
+            value -= self.p_black * (1 - chance) * w.loss
+        holders = [s for s in range(self.seats) if (len(now.hand) if s == self.seat else self.sizes[s])]
+        queen = self.queen_room
+        if queen is not None:
+            if self.seats > 1 or sum(VALUE[c] for c in now.hand if c not in TRAPS) >= now.board.ghost_sum():
+                value -= w.gather * sum(DIST[pawns[s]][queen] for s in holders)
+            if pawns[self.seat] == queen and not now.won:
+                value += w.queen_try * self._queen_chance(pawns, now)
+            return value
+        land = self.board.landing()
+        hot = ROOMS[land] if land is not None else FOYER
+        value -= w.position * sum(DIST[p][hot] for p in pawns) / self.seats
+        if self.queen_soon:
+            value -= w.gather * w.pregather * self.queen_soon * sum(DIST[pawns[s]][hot] for s in holders)
+        return value
+
+    def _queen_chance(self, pawns: list[str], now: After) -> float:
+        """The chance the hunters in the Queen's room with the active seat reach her value (S11): this seat's
+        cards are known, the others' guessed from their hand sizes; a hunt found illegal here bounds the guess."""
+        queen, need = self.queen_room, now.board.ghost_sum()
+        others = [s for s in range(self.seats) if s != self.seat and pawns[s] == queen]
+        if self.queen_short:
+            pool = need - 1 + sum(self.sizes[s] * self.red_mean for s in others if self.pawns[s] != queen)
         else:
-            land = board.landing()
-            hot, weight = (ROOMS[land] if land is not None else FOYER), self.w.position
-        rest = min((r for r, d in DIST[place].items() if d <= steps), key=lambda r: (DIST[r][hot], r != place))
-        return -weight * DIST[rest][hot], rest
+            pool = sum(VALUE[c] for c in now.hand if c not in TRAPS)
+            pool += sum(self.sizes[s] * self.red_mean for s in others)
+        return min(1.0, max(0.0, 0.5 + (pool - need) / self.w.queen_spread))
 
+    def _pays(self, ghost: str | None, now: After) -> float:
+        """The chance the next seat can pay ``ghost`` (``None``: the one about to appear).  A lone seat knows its
+        own cards; otherwise the chance is guessed from the next seat's hand size: a random red card pays a
+        ghost of value v alone about (14 - v) / 26 of the time."""
+        if ghost == QUEEN:
+            return 0.0
+        if self.seats > 1:
+            single = max(0.0, (14 - (self.mean_ghost if ghost is None else VALUE[ghost])) / 26)
+            missed: float = (1.0 - single) ** self.sizes[self.responder]
+            return 1.0 - missed
+        if any(k in now.hand for k in KINGS):
+            return 1.0
+        ghosts = self.unseen if ghost is None else [ghost]
+        paid = sum(self.payment(now.hand, HUNTS_WITH[g], VALUE[g]) is not None for g in ghosts)
+        return paid / len(ghosts) if ghosts else 0.0
 
-@dataclass(frozen=True)
-class Plan:
-    value: float
-    stops: tuple[tuple[str, Task], ...]
-    rest: str
+    # -- planning --------------------------------------------------------------------------------------------
 
-
-def _plan(turn: _Turn, here: str, steps: int, pooled: list[tuple[Task, float]]) -> Plan:
-    """The best plan of up to two stops with a task each, then a resting place, within ``steps`` doors."""
-    board, hand = turn.board, turn.hand
-    rest_value, rest = turn.rest_value(here, steps, board)
-    best = Plan(turn.score(board, hand, 0.0) + rest_value, (), rest)
-    first: list[tuple[str, Task, Board, list[str], float]] = []
-    for place, d in DIST[here].items():
-        if d <= steps:
-            first += [(place, *t) for t in turn.tasks(place, board, hand)]
-    for task, penalty in pooled:
-        after = board.copy()
-        assert task.ghost is not None
-        after.remove(here, task.ghost)
-        first.append((here, task, after, hand, penalty))
-    for place, task, board1, hand1, pen1 in first:
-        left = steps - DIST[here][place]
-        value, rest = turn.rest_value(place, left, board1)
-        value += turn.score(board1, hand1, pen1)
-        if value > best.value:
-            best = Plan(value, ((place, task),), rest)
-        for place2, d in DIST[place].items():
-            if d > left or (place2 == place and task.trap is None):
+    def plan(self, here: str, steps: int, mover: int | None, pooled: list[tuple[Task, After]]) -> Plan:
+        """The best plan: tasks here (any pawn may then walk), or up to two stops of the active seat's pawn."""
+        start = After(self.board, self.hand)
+        local = [(here, task, after) for task, after in [*self.tasks(here, start), *pooled]]
+        best = Plan(-float("inf"), self.seat, (), here)
+        for pawn in range(self.seats) if mover is None else (mover,):
+            if pawn == self.seat:
                 continue
-            for task2, board2, hand2, pen2 in turn.tasks(place2, board1, hand1):
-                value, rest = turn.rest_value(place2, left - d, board2)
-                value += turn.score(board2, hand2, pen1 + pen2)
-                if value > best.value:
-                    best = Plan(value, ((place, task), (place2, task2)), rest)
-    return best
+            for stop in [(None, None, start), *local]:
+                best = max(best, self._rested(stop, pawn, self.pawns[pawn], steps), key=lambda p: p.value)
+        if mover not in (None, self.seat):
+            return best
+        first = [(here, None, start), *local]
+        for place, d in DIST[here].items():
+            if 0 < d <= steps:
+                first += [(place, task, after) for task, after in self.tasks(place, start)]
+        for place, task, after in first:
+            left = steps - DIST[here][place]
+            best = max(best, self._rested((place, task, after), self.seat, place, left), key=lambda p: p.value)
+            if task is None:
+                continue
+            for place2, d in DIST[place].items():
+                if d > left or (place2 == place and task.trap is None):
+                    continue
+                for task2, after2 in self.tasks(place2, after):
+                    plan = self._rested((place2, task2, after2), self.seat, place2, left - d, (place, task))
+                    best = max(best, plan, key=lambda p: p.value)
+        return best
 
-
-def _cheapest(cards: list[str], value: int, w: Weights) -> tuple[str, ...] | None:
-    """The cards among ``cards`` reaching ``value`` that leave the most worth in hand (S11), if any."""
-    best: tuple[str, ...] | None = None
-    best_cost = float("inf")
-    for size in range(1, len(cards) + 1):
-        for combo in combinations(cards, size):
-            if sum(VALUE[c] for c in combo) >= value:
-                cost = sum(_worth(c, w) for c in combo)
-                if cost < best_cost:
-                    best, best_cost = combo, cost
-    return best
+    def _rested(
+        self,
+        stop: tuple[str | None, Task | None, After],
+        pawn: int,
+        start: str,
+        steps: int,
+        before: tuple[str, Task] | None = None,
+    ) -> Plan:
+        """``stop``'s tasks done, ``pawn`` rests at its best place within ``steps`` doors of ``start``."""
+        place, task, after = stop
+        value, threat = self.judge(after)
+        stops = (*([before] if before else []), *([(place, task)] if place is not None and task else []))
+        pawns = list(self.pawns)
+        best = Plan(-float("inf"), pawn, stops, start)
+        for rest, d in DIST[start].items():
+            if d <= steps:
+                pawns[pawn] = rest
+                total = value + self.pawn_value(pawns, after, threat) - 0.01 * d
+                if total > best.value:
+                    best = Plan(total, pawn, stops, rest)
+        return best
 
 
 class GreedySpook:
@@ -282,13 +407,15 @@ class GreedySpook:
         queen_hunt = next((a for a in legal if a["type"] == "hunt" and a["ghost"] == QUEEN), None)
         if queen_hunt is not None:
             return queen_hunt
-        if kind in ("move", "turn", "roll"):
+        if kind in ("move", "turn"):
             action = self._act(decision)
             if action is not None:
                 return action
+        # draw, roll (the die's steps change the plan, never a task in place), or nothing left to do
         return _pick(legal, "draw", "roll", "stop_moving", "end_turn", "done")
 
     def _contribute(self, decision: Decision) -> Action:
+        """Offer the cheapest cards that reach the hunt's value, or the biggest one when others must help."""
         hunt = decision.view["hunt"]
         offers = [a for a in decision.legal if a["type"] == "offer"]
         if not offers:
@@ -302,79 +429,52 @@ class GreedySpook:
         return next(a for a in offers if a["card"] == card)
 
     def _act(self, decision: Decision) -> Action | None:
-        view, legal = decision.view, decision.legal
+        view = decision.view
         turn = _Turn(decision, self.w)
         seat = decision.seat
         here = view["pawns"][seat]
-        moving = view["phase"] == "move" and view["moving_pawn"] in (None, seat)
-        steps = view["steps_left"] if moving else 0
-        plan = _plan(turn, here, steps, self._pooled(decision, turn))
-        if view["phase"] == "roll":  # roll first: the die's steps change the plan, never a task in place
-            return _pick(legal, "roll")
+        steps = view["steps_left"] if view["phase"] == "move" else 0
+        plan = turn.plan(here, steps, view["moving_pawn"], self._pooled(decision, turn, here))
         if plan.stops and plan.stops[0][0] == here:
             action = self._do(decision, plan.stops[0][1])
             if action is not None:
                 return action
-        if turn.queen_room == here and not plan.stops and view["phase"] == "move":
-            action = _bring(decision, here)
-            if action is not None:
-                return action
-        target = plan.stops[0][0] if plan.stops else plan.rest
-        if target != here and steps:
-            then = plan.stops[1][0] if len(plan.stops) > 1 else plan.rest
-            options = [
-                a
-                for a in legal
-                if a["type"] == "move" and a["pawn"] == seat and DIST[a["to"]][target] < DIST[here][target]
-            ]
-            if options:
-                return min(options, key=lambda a: DIST[a["to"]][then])
-        return None
+        walker = view["pawns"][plan.pawn]
+        target = plan.stops[0][0] if plan.stops and plan.pawn == seat else plan.rest
+        if target == walker or not steps:
+            return None
+        then = plan.stops[1][0] if len(plan.stops) > 1 else plan.rest
+        options = [
+            a
+            for a in decision.legal
+            if a["type"] == "move" and a["pawn"] == plan.pawn and DIST[a["to"]][target] < DIST[walker][target]
+        ]
+        return min(options, key=lambda a: DIST[a["to"]][then]) if options else None
 
-    def _pooled(self, decision: Decision, turn: _Turn) -> list[tuple[Task, float]]:
-        """Legal hunts here that this seat cannot pay alone: the other hunters' cards make them possible (S11);
-        they cost the table about the ghost's value."""
+    def _pooled(self, decision: Decision, turn: _Turn, here: str) -> list[tuple[Task, After]]:
+        """Legal hunts here that this seat cannot pay alone: the other hunters' cards make them possible (S11)."""
         out = []
         for a in decision.legal:
             if a["type"] != "hunt" or a["kind"] != "normal" or a["ghost"] == QUEEN:
                 continue
-            ghost = a["ghost"]
+            ghost: str = a["ghost"]
             if (decision.view["turn"], ghost, "normal") in self._started:
                 continue
             if turn.payment(turn.hand, HUNTS_WITH[ghost], VALUE[ghost]) is None:
-                out.append((Task("normal", ghost, pooled=True), self.w.hunt_draw + VALUE[ghost]))
+                out.append((Task("normal", ghost, pooled=True), turn.pooled(here, ghost)))
         return out
 
     def _do(self, decision: Decision, task: Task) -> Action | None:
+        """The legal action doing ``task``; a hunt is started at most once a turn (an abandoned one stays so)."""
         legal = decision.legal
         if task.trap is not None:
             return next((a for a in legal if a["type"] == "lay_trap" and a["card"] == task.trap), None)
-        for a in legal:
-            if a["type"] == "hunt" and a["kind"] == task.kind and a["ghost"] == task.ghost:
-                key = (decision.view["turn"], task.ghost, task.kind)
-                if key in self._started:
-                    return None
-                self._started.add(key)
-                return a
-        return None
-
-
-def _bring(decision: Decision, here: str) -> Action | None:
-    """Walk another seat's pawn towards ``here`` (S10) so its cards join the hunt for the Queen (S11)."""
-    view = decision.view
-    pawns, sizes = view["pawns"], view["hand_sizes"]
-    moves = [
-        a
-        for a in decision.legal
-        if a["type"] == "move"
-        and a["pawn"] != decision.seat
-        and sizes[a["pawn"]]
-        and pawns[a["pawn"]] != here
-        and DIST[a["to"]][here] < DIST[pawns[a["pawn"]]][here]
-    ]
-    if not moves:
-        return None
-    return max(moves, key=lambda a: (sizes[a["pawn"]], -DIST[a["to"]][here]))
+        key = (decision.view["turn"], task.ghost, task.kind)
+        action = next((a for a in legal if a["type"] == "hunt" and (a["ghost"], a["kind"]) == key[1:]), None)
+        if action is None or key in self._started:
+            return None
+        self._started.add(key)
+        return action
 
 
 def _pick(legal: list[Action], *kinds: str) -> Action:
