@@ -66,6 +66,8 @@ class Weights:
     jack: float = 6.0
     position: float = 1.0
     """Per door between a pawn and the room where the next ghost appears (S9), shared by the pawns."""
+    position_others: float = 0.25
+    """The share of ``position`` for the pawns of seats other than the next one."""
     gather: float = 8.0
     """Per door between a pawn holding cards and the Queen once she is out: the table gathers on her (S11)."""
     pregather: float = 0.2
@@ -99,6 +101,11 @@ def _cheapest(cards: list[str], value: int, w: Weights) -> tuple[str, ...] | Non
             if reached not in best or spent < best[reached][0]:
                 best[reached] = (spent, (*combo, card))
     return best[goal][1] if goal in best else None
+
+
+def _strength(hand: list[str]) -> int:
+    """What a hand is worth against the Queen (S11): every red card but the Jacks counts its value."""
+    return sum(VALUE[c] for c in hand if c not in TRAPS)
 
 
 @dataclass
@@ -147,12 +154,11 @@ class Board:
 
 @dataclass(frozen=True)
 class Task:
-    """A hunt (``kind``, ``ghost``; ``pooled`` when other hunters pay) or a trap (``trap``) at a stop."""
+    """A hunt (``kind``, ``ghost``) or a trap (``trap``) at a stop."""
 
     kind: str = ""
     ghost: str | None = None
     trap: str | None = None
-    pooled: bool = False
 
 
 @dataclass
@@ -188,6 +194,7 @@ class _Turn:
         self.pawns: list[str] = list(view["pawns"])
         self.sizes: list[int] = list(view["hand_sizes"])
         self.board = Board(list(view["rooms"]), list(view["staircase"]), list(view["traps"]), view["omen"])
+        self.hands: list[list[str] | None] = view["hands"]
         self.hand: list[str] = list(view["hands"][self.seat] or [])
         seen = {c for c in (*view["rooms"], *view["staircase"], *view["discard"]) if c is not None}
         self.unseen = [g for g in BLACK if g not in seen]
@@ -220,7 +227,7 @@ class _Turn:
         out: list[tuple[Task, After]] = []
         for ghost in board.ghosts_at(place):
             if ghost == QUEEN:
-                if sum(VALUE[c] for c in hand if c not in TRAPS) >= board.ghost_sum():
+                if _strength(hand) >= board.ghost_sum():
                     out.append((Task("normal", ghost), After(board, hand, now.hunts, now.cost, won=True)))
                 continue
             paid = self.payment(hand, HUNTS_WITH[ghost], VALUE[ghost])
@@ -229,12 +236,8 @@ class _Turn:
             king = next((k for k in KINGS if k in hand), None)
             if king is not None:
                 out.append((Task("king", ghost), self._hunted(now, place, [ghost], (king,))))
-        wing = WING_OF.get(place)
-        if wing is not None and all(q in hand for q in RED_QUEENS):
-            ghosts = [g for g in (board.rooms[ROOM_INDEX[r]] for r in WINGS[wing]) if g is not None and g != QUEEN]
-            if ghosts:
-                where = [r for r in WINGS[wing] if board.rooms[ROOM_INDEX[r]] in ghosts]
-                out.append((Task("wing"), self._hunted(now, where, ghosts, RED_QUEENS)))
+        if place in WING_OF and all(q in hand for q in RED_QUEENS) and self._wing_ghosts(board, place):
+            out.append((Task("wing"), self._hunted(now, place, [], RED_QUEENS)))
         index = ROOM_INDEX.get(place)
         jack = next((j for j in TRAPS if j in hand), None)
         if index is not None and jack is not None and board.traps[index] is None:
@@ -243,15 +246,28 @@ class _Turn:
             out.append((Task(trap=jack), After(trapped, [c for c in hand if c != jack], now.hunts, now.cost)))
         return out
 
-    def pooled(self, place: str, ghost: str) -> After:
-        """A hunt the other hunters help pay: it costs the table about the ghost's value."""
-        return self._hunted(After(self.board, self.hand), place, [ghost], (), VALUE[ghost])
+    def pooled(self, place: str, task: Task) -> After:
+        """A legal hunt here (S11) that this seat cannot pay alone: the other hunters' cards are spent, about the
+        ghost's value, a King, or the red Queen this seat lacks."""
+        start = After(self.board, self.hand)
+        if task.kind == "wing":
+            mine = tuple(q for q in RED_QUEENS if q in self.hand)
+            return self._hunted(start, place, [], mine, self.w.queen * (len(RED_QUEENS) - len(mine)))
+        assert task.ghost is not None
+        cost = self.w.king if task.kind == "king" else VALUE[task.ghost]
+        return self._hunted(start, place, [task.ghost], (), cost)
 
-    def _hunted(
-        self, now: After, place: str | list[str], ghosts: list[str], paid: tuple[str, ...], cost: float = 0.0
-    ) -> After:
+    @staticmethod
+    def _wing_ghosts(board: Board, place: str) -> list[tuple[str, str]]:
+        """S11: the rooms and ghosts a wing clear from ``place`` removes: all of its wing's but the Queen."""
+        found = ((room, board.rooms[ROOM_INDEX[room]]) for room in WINGS[WING_OF[place]])
+        return [(room, ghost) for room, ghost in found if ghost is not None and ghost != QUEEN]
+
+    def _hunted(self, now: After, place: str, ghosts: list[str], paid: tuple[str, ...], cost: float = 0.0) -> After:
+        """A successful hunt at ``place`` of ``ghosts`` (none named: a wing clear), ``paid`` from this hand."""
         board = now.board.copy()
-        for where, ghost in zip([place] * len(ghosts) if isinstance(place, str) else place, ghosts, strict=True):
+        removed = [(place, g) for g in ghosts] if ghosts else self._wing_ghosts(board, place)
+        for where, ghost in removed:
             board.remove(where, ghost)
         hand = list(now.hand)
         for card in paid:
@@ -298,14 +314,16 @@ class _Turn:
         holders = [s for s in range(self.seats) if (len(now.hand) if s == self.seat else self.sizes[s])]
         queen = self.queen_room
         if queen is not None:
-            if self.seats > 1 or sum(VALUE[c] for c in now.hand if c not in TRAPS) >= now.board.ghost_sum():
+            if self.seats > 1 or _strength(now.hand) >= now.board.ghost_sum():
                 value -= w.gather * sum(DIST[pawns[s]][queen] for s in holders)
             if pawns[self.seat] == queen and not now.won:
                 value += w.queen_try * self._queen_chance(pawns, now)
             return value
         land = self.board.landing()
         hot = ROOMS[land] if land is not None else FOYER
-        value -= w.position * sum(DIST[p][hot] for p in pawns) / self.seats
+        value -= w.position * sum(
+            DIST[p][hot] * (1.0 if s == self.responder else w.position_others) for s, p in enumerate(pawns)
+        )
         if self.queen_soon:
             value -= w.gather * w.pregather * self.queen_soon * sum(DIST[pawns[s]][hot] for s in holders)
         return value
@@ -316,26 +334,31 @@ class _Turn:
         queen, need = self.queen_room, now.board.ghost_sum()
         others = [s for s in range(self.seats) if s != self.seat and pawns[s] == queen]
         if self.queen_short:
-            pool = need - 1 + sum(self.sizes[s] * self.red_mean for s in others if self.pawns[s] != queen)
+            pool = need - 1 + sum(self._strength(s) for s in others if self.pawns[s] != queen)
         else:
-            pool = sum(VALUE[c] for c in now.hand if c not in TRAPS)
-            pool += sum(self.sizes[s] * self.red_mean for s in others)
+            pool = _strength(now.hand) + sum(self._strength(s) for s in others)
         return min(1.0, max(0.0, 0.5 + (pool - need) / self.w.queen_spread))
 
+    def _strength(self, seat: int) -> float:
+        """What another seat's cards are worth against the Queen: known with open hands, else guessed."""
+        hand = self.hands[seat]
+        return self.sizes[seat] * self.red_mean if hand is None else _strength(hand)
+
     def _pays(self, ghost: str | None, now: After) -> float:
-        """The chance the next seat can pay ``ghost`` (``None``: the one about to appear).  A lone seat knows its
-        own cards; otherwise the chance is guessed from the next seat's hand size: a random red card pays a
-        ghost of value v alone about (14 - v) / 26 of the time."""
+        """The chance the next seat can pay ``ghost`` (``None``: the one about to appear): exact when its hand is
+        known (a lone seat's own, or open hands), else guessed from its hand size: a random red card pays a ghost
+        of value v alone about (14 - v) / 26 of the time."""
         if ghost == QUEEN:
             return 0.0
-        if self.seats > 1:
+        hand = now.hand if self.responder == self.seat else self.hands[self.responder]
+        if hand is None:
             single = max(0.0, (14 - (self.mean_ghost if ghost is None else VALUE[ghost])) / 26)
             missed: float = (1.0 - single) ** self.sizes[self.responder]
             return 1.0 - missed
-        if any(k in now.hand for k in KINGS):
+        if any(k in hand for k in KINGS):
             return 1.0
         ghosts = self.unseen if ghost is None else [ghost]
-        paid = sum(self.payment(now.hand, HUNTS_WITH[g], VALUE[g]) is not None for g in ghosts)
+        paid = sum(self.payment(hand, HUNTS_WITH[g], VALUE[g]) is not None for g in ghosts)
         return paid / len(ghosts) if ghosts else 0.0
 
     # -- planning --------------------------------------------------------------------------------------------
@@ -397,7 +420,9 @@ class GreedySpook:
 
     def __init__(self, weights: Weights | None = None) -> None:
         self.w = weights or Weights()
-        self._started: set[tuple[int, str | None, str]] = set()
+        self._turn = 0
+        self._started: set[tuple[str | None, str]] = set()
+        """Hunts (ghost, kind) this seat started this turn: one abandoned is not started again."""
 
     def choose(self, decision: Decision, rng: random.Random) -> Action:
         kind = decision.prompt["kind"]
@@ -430,6 +455,8 @@ class GreedySpook:
 
     def _act(self, decision: Decision) -> Action | None:
         view = decision.view
+        if view["turn"] != self._turn:
+            self._turn, self._started = view["turn"], set()
         turn = _Turn(decision, self.w)
         seat = decision.seat
         here = view["pawns"][seat]
@@ -453,15 +480,14 @@ class GreedySpook:
 
     def _pooled(self, decision: Decision, turn: _Turn, here: str) -> list[tuple[Task, After]]:
         """Legal hunts here that this seat cannot pay alone: the other hunters' cards make them possible (S11)."""
+        own = {(task.ghost, task.kind) for task, _ in turn.tasks(here, After(turn.board, turn.hand))}
         out = []
         for a in decision.legal:
-            if a["type"] != "hunt" or a["kind"] != "normal" or a["ghost"] == QUEEN:
+            if a["type"] != "hunt" or a["ghost"] == QUEEN:
                 continue
-            ghost: str = a["ghost"]
-            if (decision.view["turn"], ghost, "normal") in self._started:
-                continue
-            if turn.payment(turn.hand, HUNTS_WITH[ghost], VALUE[ghost]) is None:
-                out.append((Task("normal", ghost, pooled=True), turn.pooled(here, ghost)))
+            task = Task(a["kind"], a["ghost"])
+            if (task.ghost, task.kind) not in own | self._started:
+                out.append((task, turn.pooled(here, task)))
         return out
 
     def _do(self, decision: Decision, task: Task) -> Action | None:
@@ -469,8 +495,8 @@ class GreedySpook:
         legal = decision.legal
         if task.trap is not None:
             return next((a for a in legal if a["type"] == "lay_trap" and a["card"] == task.trap), None)
-        key = (decision.view["turn"], task.ghost, task.kind)
-        action = next((a for a in legal if a["type"] == "hunt" and (a["ghost"], a["kind"]) == key[1:]), None)
+        key = (task.ghost, task.kind)
+        action = next((a for a in legal if a["type"] == "hunt" and (a["ghost"], a["kind"]) == key), None)
         if action is None or key in self._started:
             return None
         self._started.add(key)
