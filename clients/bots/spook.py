@@ -20,6 +20,8 @@ Threat = tuple[str, list[tuple[str, str | None]]]
 """A wing the next ghost would fill, with each of its rooms and the ghost there (``None``: the new one)."""
 WIN = 1e6
 """Beyond any other consideration: hunting the Queen (S15)."""
+SECOND_STOPS = 6
+"""A second stop is planned only after the most promising first ones: it keeps every decision to milliseconds."""
 LOST = -1e3
 """A plan that loses at the end of the turn (S15); still better than one that also gives up on the Queen."""
 
@@ -204,6 +206,10 @@ class _Turn:
         self.queen_room = next((p for p in (*ROOMS, STAIRCASE) if QUEEN in self.board.ghosts_at(p)), None)
         # S7: the Queen is among the last 11 cards; the chance she comes within a round of draws
         self.queen_soon = min(1.0, self.seats / pile) if QUEEN not in seen and 0 < pile <= 11 else 0.0
+        land = self.board.landing()
+        self.hot = ROOMS[land] if land is not None else FOYER
+        """Where the next ghost appears (S9): where the pawns had better be."""
+        self.holders = {s for s in range(self.seats) if s == self.seat or self.sizes[s]}
         self.queen_short = self.pawns[self.seat] == self.queen_room  # no legal hunt for her, or we'd have taken it
         offered = [o["card"] for o in view["hunt"]["offered"]] if view["hunt"] else []
         known = {*self.hand, *view["discard"], *offered, *(t for t in view["traps"] if t is not None)}
@@ -311,7 +317,7 @@ class _Turn:
                 pos = pawns[self.responder]
                 chance = max(_reach(DIST[pos][room]) * self._pays(ghost, now) for room, ghost in threat[1])
             value -= self.p_black * (1 - chance) * w.loss
-        holders = [s for s in range(self.seats) if (len(now.hand) if s == self.seat else self.sizes[s])]
+        holders = self.holders if now.hand else self.holders - {self.seat}
         queen = self.queen_room
         if queen is not None:
             if self.seats > 1 or _strength(now.hand) >= now.board.ghost_sum():
@@ -319,8 +325,7 @@ class _Turn:
             if pawns[self.seat] == queen and not now.won:
                 value += w.queen_try * self._queen_chance(pawns, now)
             return value
-        land = self.board.landing()
-        hot = ROOMS[land] if land is not None else FOYER
+        hot = self.hot
         value -= w.position * sum(
             DIST[p][hot] * (1.0 if s == self.responder else w.position_others) for s, p in enumerate(pawns)
         )
@@ -379,11 +384,15 @@ class _Turn:
         for place, d in DIST[here].items():
             if 0 < d <= steps:
                 first += [(place, task, after) for task, after in self.tasks(place, start)]
+        judged = []
         for place, task, after in first:
             left = steps - DIST[here][place]
-            best = max(best, self._rested((place, task, after), self.seat, place, left), key=lambda p: p.value)
-            if task is None:
-                continue
+            plan = self._rested((place, task, after), self.seat, place, left)
+            best = max(best, plan, key=lambda p: p.value)
+            if task is not None:
+                judged.append((plan.value, place, task, after, left))
+        judged.sort(key=lambda j: j[0], reverse=True)
+        for _, place, task, after, left in judged[:SECOND_STOPS]:
             for place2, d in DIST[place].items():
                 if d > left or (place2 == place and task.trap is None):
                     continue
