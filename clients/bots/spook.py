@@ -55,14 +55,14 @@ class Weights:
 
     ghost: float = 1.0
     """Per point of ghost left on the board: the Queen will cost that much (S11)."""
-    wing: tuple[float, float, float] = (0.0, 1.0, 8.0)
+    wing: tuple[float, float, float] = (0.0, 2.0, 10.0)
     """Danger of a wing holding 0, 1 or 2 ghosts at the end of the turn (3 loses, S15)."""
     loss: float = 60.0
     """A wing filled that the seat to play cannot clear."""
     s12_fail: float = 0.5
     """How often the active seat cannot clear a wing that its own after-hunt draw (S12) filled."""
-    hunt_draw: float = 2.5
-    """The draw after a hunt (S12): a red card lost about half the time."""
+    hunt_draw: float = 4.0
+    """The draw after a hunt (S12): a red card (worth 6 or so) lost about half the time, and the clock sped up."""
     king: float = 13.0
     queen: float = 12.0
     jack: float = 6.0

@@ -36,7 +36,7 @@ def choose(state: SpookState, seat: int | None = None) -> dict[str, object]:
     return GreedySpook().choose(decision(state, seat), random.Random(0))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     seats=st.integers(min_value=1, max_value=4),
     seed=st.integers(min_value=0, max_value=2**32),
@@ -69,14 +69,15 @@ def test_greedy_only_ever_chooses_a_legal_action(
 
 def test_greedy_wins_far_more_often_than_random_on_fixed_seeds() -> None:
     """The same seeds for both tables (``hauntd bench bots``); random play practically never wins."""
-    for seats, games, at_least in ((1, 12, 0.25), (2, 40, 0.4), (4, 40, 0.2)):
+    for seats, games, at_least in ((1, 12, 0.5), (2, 40, 0.45), (4, 40, 0.2)):
         figures = bench_bots("spook", seats, games, "greedy", 1)
         assert figures["greedy_win_rate"] >= at_least, figures
         assert figures["random_win_rate"] <= 0.025, figures
 
 
 def test_a_decision_takes_about_no_time() -> None:
-    """No search: a whole game's decisions average well under a millisecond; generous bounds for busy CI."""
+    """No search: decisions average well under a millisecond, the slowest under 10 ms (bounds kept generous
+    for a busy machine)."""
     spent: list[float] = []
     for seats in (1, 4):
         for seed in range(3):
@@ -89,8 +90,8 @@ def test_a_decision_takes_about_no_time() -> None:
                 choice = players[ask.seat].choose(ask, rng)
                 spent.append(time.perf_counter() - started)
                 GAME.apply(state, ask.seat, GAME.action_from_builtins(choice))
-    assert sum(spent) / len(spent) < 0.005
-    assert max(spent) < 0.1
+    assert sum(spent) / len(spent) < 0.003
+    assert max(spent) < 0.05
 
 
 # -- what a careful cooperative player does -------------------------------------------------------------------
