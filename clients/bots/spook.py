@@ -2,7 +2,15 @@
 lays traps where the next ghost will appear (S9, S13), saves its cards for the Queen (S11), gathers the pawns on
 her and hunts her as soon as the table can.  It decides from the wire view alone with a one-turn plan: up to two
 stops with a hunt or a trap each for one pawn (S10), judged by what the board, the hand and the pawns look like
-for the next seat's draw.  No search beyond that, so a decision takes about a millisecond.
+for the next seat's draw.  No search beyond that: a decision takes a fraction of a millisecond on average and a
+few milliseconds at worst.
+
+What it judges a plan by (``Weights``, in points of card value): the cards it keeps; the ghosts left on the board
+(the Queen will cost that much); how full each wing is; where the next ghost appears (S9: the omen's room or the
+next free one), and, when that would fill a wing, the chance that the seat to draw next can reach and pay one of
+its ghosts with a d6; the draw after a hunt (S12, a red card lost half the time); and where the pawns stand,
+near the next ghost's room or, once the Queen is out, on her, with the guessed worth of the hunters' cards there.
+Other seats' hands are guessed from their sizes and the unseen red cards, or read when the table shows them.
 """
 
 from __future__ import annotations
