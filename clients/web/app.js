@@ -3,7 +3,7 @@
 import { h } from "./dom.js";
 import { setLanguage, preferred, t } from "./i18n.js";
 import { rendererFor } from "./games/index.js";
-import { renderLobby } from "./lobby.js";
+import { chosenOptions, renderLobby } from "./lobby.js";
 import { Connection, serverUrl } from "./net.js";
 import { renderTable } from "./table.js";
 import { TableState } from "./table_state.js";
@@ -17,7 +17,7 @@ const state = {
   welcome: null,
   tables: [],
   error: null,
-  form: { game: "mansion", seats: 4, private: false, bots: false, bot_strategy: "greedy", turn_seconds: null },
+  form: { game: "mansion", seats: 4, private: false, bots: false, bot_strategy: "greedy", turn_seconds: null, options: {} },
   table: null, // TableState of the table shown
   renderer: null,
   acts: 0, // actions sent (the browser test waits on it)
@@ -218,6 +218,8 @@ const lobbyHandlers = {
     const msg = { type: "create", game: f.game, seats: f.seats, private: f.private };
     if (f.bots) Object.assign(msg, { bots: f.seats - 1, bot_strategy: f.bot_strategy });
     if (f.turn_seconds) msg.turn_seconds = f.turn_seconds;
+    const options = chosenOptions(f, f.game);
+    if (Object.keys(options).length) msg.options = options;
     try {
       const created = await conn.request(msg);
       await join(created.table);
@@ -234,6 +236,7 @@ const lobbyHandlers = {
 };
 
 const tableHandlers = {
+  redraw: render,
   async start() {
     const table = state.table;
     try {

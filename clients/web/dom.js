@@ -45,3 +45,18 @@ export function choice(el, action, label) {
   }
   return el;
 }
+
+/** Make ``el`` a local pick (a pawn, a card or a piece chosen before the action's target): ``onPick`` runs on a
+ * click or Enter/Space, and the event goes no further (a pick inside a target is not that target's choice). */
+export function pickable(el, onPick) {
+  el.setAttribute("tabindex", "0");
+  el.setAttribute("role", "button");
+  const run = (event) => {
+    event.stopPropagation();
+    event.preventDefault();
+    onPick();
+  };
+  el.addEventListener("click", run);
+  el.addEventListener("keydown", (event) => (event.key === "Enter" || event.key === " ") && run(event));
+  return el;
+}

@@ -5,6 +5,46 @@ import { gameTitle, t } from "./i18n.js";
 
 const STRATEGIES = ["greedy", "random"];
 
+/** Each game's table options offered at creation (sent as ``create.options`` when set): a checkbox for a
+ * boolean, a number field for a number (empty: the game's default). */
+export const GAME_OPTIONS = {
+  spook: [{ name: "open_hands", type: "checkbox" }],
+  "ghost-at-home": [{ name: "max_rounds", type: "number", min: 1, max: 1000, placeholder: "100" }],
+};
+
+/** The chosen options of ``game`` that differ from its defaults. */
+export function chosenOptions(form, game) {
+  const chosen = form.options[game] || {};
+  return Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== null && value !== false));
+}
+
+function optionField(state, handlers, game, option) {
+  const value = state.form.options[game]?.[option.name];
+  const set = (v) => handlers.form({ options: { ...state.form.options, [game]: { ...state.form.options[game], [option.name]: v } } });
+  if (option.type === "checkbox") {
+    return h(
+      "label",
+      { class: "check" },
+      h("input", { type: "checkbox", name: option.name, checked: Boolean(value), onchange: (e) => set(e.target.checked) }),
+      h("span", {}, t(`lobby.option.${option.name}`)),
+    );
+  }
+  return h(
+    "label",
+    {},
+    h("span", {}, t(`lobby.option.${option.name}`)),
+    h("input", {
+      type: "number",
+      name: option.name,
+      min: String(option.min),
+      max: String(option.max),
+      placeholder: option.placeholder,
+      value: value ?? "",
+      onchange: (e) => set(e.target.value ? Number(e.target.value) : null),
+    }),
+  );
+}
+
 function title(welcome, name) {
   return gameTitle(name, welcome?.games.find((g) => g.name === name)?.title);
 }
@@ -45,6 +85,7 @@ function createForm(state, handlers) {
         seatOptions.map((n) => h("option", { value: String(n), selected: n === state.form.seats }, String(n))),
       ),
     ),
+    chosen ? (GAME_OPTIONS[chosen.name] || []).map((option) => optionField(state, handlers, chosen.name, option)) : null,
     h(
       "label",
       { class: "check" },

@@ -7,7 +7,7 @@ import { gameTitle, t } from "./i18n.js";
 
 export const SEAT_COLOURS = ["#e0524d", "#3b82d6", "#e9b52c", "#8f5bd9", "#3ea86f", "#9aa3ad"];
 
-export function makeContext(table) {
+export function makeContext(table, handlers = {}) {
   const name = (seat) => {
     const info = table.seats[seat];
     return info && info.name ? info.name : t("table.seat_n", { n: seat + 1 });
@@ -21,6 +21,7 @@ export function makeContext(table) {
     t,
     name,
     colour: (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length],
+    redraw: handlers.redraw || (() => {}), // after a local choice (a selected card, say) changed ctx.drawing
   };
 }
 
@@ -208,7 +209,7 @@ function finalScores(renderer, ctx, table, handlers) {
 
 /** The whole table screen. */
 export function renderTable(renderer, table, handlers) {
-  const ctx = makeContext(table);
+  const ctx = makeContext(table, handlers);
   if (table.status === "lobby" || !table.view) {
     return h("div", { class: "table-screen waiting", dataset: { table: table.id } }, seatingCard(table, handlers));
   }

@@ -10,14 +10,17 @@
 //   primary(action) -> bool       shown as a large button under the headline
 //   logLines(ctx, entry, memo)    one sequenced update's events in words; ``memo`` persists across the log
 //   scoreColumns(ctx, result)     extra columns of the final scores: [{title, cell(seat) -> string|Element}]
-// ctx: {table, drawing, view, me, choices, t, name(seat), colour(seat)}; ctx.choices is empty unless it is
-// this browser's decision and the view is current; ctx.drawing is the renderer's to keep notes in between two
-// drawings of the same table (to animate a change, say).
+// ctx: {table, drawing, view, me, choices, t, name(seat), colour(seat), redraw()}; ctx.choices is empty unless
+// it is this browser's decision and the view is current; ctx.drawing is the renderer's to keep notes in between
+// two drawings of the same table (to animate a change, or a card picked before its target); ctx.redraw() draws
+// the table again after such a note changed.
 
 import generic from "./generic.js";
 
 const LOADERS = {
   mansion: () => import("./mansion.js"),
+  spook: () => import("./spook.js"),
+  "ghost-at-home": () => import("./ghost-at-home.js"),
 };
 
 const cache = new Map();

@@ -1,0 +1,123 @@
+"""Driving the page like a player: create a table from the lobby, seat SDK players, click offered choices."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from clients.sdk import Client
+from server.launch import ServerProcess
+from tests.server.players import Player
+
+# What the page offers as a choice: board targets (SVG) and buttons, each carrying its legal action.
+CHOICES = "[data-action]"
+GAME_OVER = "#final-scores"
+
+
+async def create_table(
+    page: Any, game: str = "mansion", seats: int = 4, options: dict[str, bool | int] | None = None
+) -> str:
+    """Create a table from the lobby's form (``options``: the game's option fields, ticked or filled in) and
+    sit down at it; returns its id."""
+    await page.select_option("select[name=game]", game)
+    await page.select_option("select[name=seats]", str(seats))
+    for name, value in (options or {}).items():
+        if isinstance(value, bool):
+            await page.set_checked(f"#create-form input[name={name}]", value)
+        else:
+            await page.fill(f"#create-form input[name={name}]", str(value))
+            await page.dispatch_event(f"#create-form input[name={name}]", "change")
+    await page.click("#create")
+    await page.wait_for_selector(".table-screen[data-table]")
+    table: str = await page.get_attribute(".table-screen", "data-table")
+    return table
+
+
+async def seat_sdk_players(server: ServerProcess, table: str, count: int) -> list[Player]:
+    """Random players over the SDK in the seats the browser does not hold, for tests that need to see every
+    seat's messages or to outlive a server kill (the play-alone path with server-run bots has its own test)."""
+    players = []
+    for i in range(count):
+        client = Client(server.url, client=f"web-test-{i}")
+        await client.connect()
+        held = await client.join(table, f"Spirit {i + 1}")
+        players.append(Player(client, table, held.seat, random.Random(i)))
+    return players
+
+
+async def click_a_choice(page: Any, rng: random.Random, on_board: bool) -> str:
+    """Click one offered choice at random, on the board (SVG) or a button as asked when both exist; returns
+    ``"board"`` or ``"button"``."""
+    kinds = await page.eval_on_selector_all(CHOICES, "els => els.map(e => e instanceof SVGElement)")
+    board = [i for i, svg in enumerate(kinds) if svg]
+    buttons = [i for i, svg in enumerate(kinds) if not svg]
+    pool = (board if on_board else buttons) or board or buttons
+    index = rng.choice(pool)
+    acts = await page.get_attribute("body", "data-acts")
+    await page.locator(CHOICES).nth(index).click(timeout=5000)
+    await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+    return "board" if index in board else "button"
+
+
+async def play_to_the_end(
+    page: Any, seed: int, before_click: Callable[[int], Awaitable[None]] | None = None
+) -> Counter[str]:
+    """Click random offered choices, alternately on the board and on buttons, until the final scores show;
+    returns how many clicks of each kind."""
+    rng = random.Random(seed)
+    clicked: Counter[str] = Counter()
+    while True:
+        await page.wait_for_selector(f"{GAME_OVER}, {CHOICES}", timeout=30000)
+        if await page.is_visible(GAME_OVER):
+            return clicked
+        if before_click is not None:
+            await before_click(clicked.total())
+        clicked[await click_a_choice(page, rng, on_board=clicked.total() % 2 == 0)] += 1
+
+
+async def play_with(
+    page: Any, players: list[Player], seed: int, before_click: Callable[[int], Awaitable[None]] | None = None
+) -> tuple[dict[str, Any], Counter[str]]:
+    """The SDK ``players`` play while the page clicks to the end (``play_to_the_end``); returns the result the
+    players received and the page's clicks."""
+    tasks = [asyncio.create_task(player.run()) for player in players]
+    try:
+        clicked = await play_to_the_end(page, seed, before_click)
+        await asyncio.wait_for(asyncio.gather(*tasks), 30)
+    finally:
+        for task in tasks:
+            task.cancel()  # when the page failed first: no player left waiting
+    received = players[0].result
+    assert received is not None
+    result: dict[str, Any] = received.result
+    return result, clicked
+
+
+async def assert_final_scores(page: Any, result: dict[str, Any]) -> None:
+    """The final scores shown are the result's: every seat's score, the winners marked, the seed."""
+    assert await shown_scores(page) == dict(enumerate(result["scores"]))
+    assert await shown_winners(page) == sorted(result["winners"])
+    assert result["seed"] in await page.inner_text(GAME_OVER)
+
+
+async def shown_scores(page: Any) -> dict[int, int]:
+    rows = page.locator(f"{GAME_OVER} tbody tr")
+    return {
+        int(await rows.nth(i).get_attribute("data-seat")): int(await rows.nth(i).get_attribute("data-score"))
+        for i in range(await rows.count())
+    }
+
+
+async def shown_winners(page: Any) -> list[int]:
+    rows = page.locator(f"{GAME_OVER} tbody tr.winner")
+    return sorted([int(await rows.nth(i).get_attribute("data-seat")) for i in range(await rows.count())])
+
+
+async def exported(page: Any, module: str, *names: str) -> list[Any]:
+    """Named exports of one of the page's ES modules (``module``: its path under ``/static/``)."""
+    script = "async ([path, names]) => { const m = await import(path); return names.map((name) => m[name]); }"
+    values: list[Any] = await page.evaluate(script, [f"/static/{module}", list(names)])
+    return values

@@ -1,0 +1,113 @@
+"""Ghost at Home in a real browser: the houses, a card picked then aimed, a whole game clicked through."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, get_args
+
+from msgspec import to_builtins
+
+from engine.ghost_at_home import GAME
+from engine.ghost_at_home.actions import Action
+from engine.ghost_at_home.cards import BULBS, KIND
+from server.launch import ServerProcess
+from tests.server.players import close
+from tests.web.conftest import screenshot
+from tests.web.play import assert_final_scores, create_table, exported, play_with, seat_sdk_players
+
+# The actions that need a place on the board are those naming a floor or a house (a room space, a floor, a
+# house); the rest are the hand's cards and buttons.  SOURCED: the specials that first pick the piece they move.
+TARGETED = {m.__struct_config__.tag for m in get_args(Action) if {"floor", "target"} & set(m.__struct_fields__)}
+SOURCED = {m.__struct_config__.tag for m in get_args(Action) if "source_floor" in m.__struct_fields__}
+
+
+async def test_ghost_at_home_two_seats(page: Any, server: ServerProcess) -> None:
+    # the renderer's card data is the engine's (G1, G2)
+    drawn = await exported(page, "games/ghost-at-home.js", "KINDS", "BULBS")
+    assert drawn == [list(KIND), list(BULBS)]
+
+    await page.fill("#player-name", "Ada")
+    table = await create_table(page, "ghost-at-home", 2, {"max_rounds": 20})  # a short game: at most 20 rounds
+    players = await seat_sdk_players(server, table, 1)
+    try:
+        await page.click("#start:not([disabled])")
+        await page.wait_for_selector("svg.gah-board")
+        assert await page.locator("svg.gah-board .house").count() == 2
+        assert await page.text_content('svg.gah-board .house[data-seat="0"] .house-name') == "Your house"
+        assert await page.locator("svg.gah-board .floor.lit").count() == 0  # G3: every light off at the start
+        assert await page.locator("#hand .gcard-chip").count() == 3
+
+        shots: set[str] = set()
+
+        async def moments(clicks: int) -> None:
+            if "pick" not in shots and await page.locator("#hand .gcard-chip.pickable").count():
+                # a card picked in the hand becomes the one whose targets the board shows
+                shots.add("pick")
+                card = await page.get_attribute("#hand .gcard-chip.pickable >> nth=0", "data-card")
+                await page.click(f'#hand .gcard-chip[data-card="{card}"]')
+                await page.wait_for_selector(f'#hand .gcard-chip.picked[data-card="{card}"]')
+                await screenshot(page, "gah-picked")
+            if clicks == 6:
+                await screenshot(page, "gah-mid")
+            for panel in ("attack", "escape"):
+                if panel not in shots and await page.is_visible(f"#{panel}"):
+                    shots.add(panel)
+                    await screenshot(page, f"gah-{panel}")
+
+        result, clicked = await play_with(page, players, 9, moments)
+        await page.wait_for_selector("#outcome")
+        await screenshot(page, "gah-over")
+    finally:
+        await close(players)
+
+    assert "pick" in shots
+    await assert_final_scores(page, result)
+    assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
+    log = await page.inner_text("#log")
+    assert "Round 1: Spirit 1's turn." in log and ("escapes and wins!" in log or "Round limit:" in log)
+
+
+def decisions(games: int, seats: int) -> list[dict[str, Any]]:
+    """The deciding seat's view and legal actions, as the server sends them, along random playouts: every
+    decision offering a special that moves a piece, and one in eight of the others."""
+    found = []
+    for seed in range(games):
+        state = GAME.setup(seats, bytes([seed]), GAME.default_options(), "web")
+        chooser = random.Random(seed)
+        while GAME.result(state) is None:
+            (seat,) = GAME.prompts(state)
+            legal = GAME.legal_actions(state, seat)
+            if any(type(a).__struct_config__.tag in SOURCED for a in legal) or chooser.random() < 1 / 8:
+                found.append({"me": seat, "view": to_builtins(GAME.view(state, seat)), "legal": to_builtins(legal)})
+            GAME.apply(state, seat, chooser.choice(legal))
+    return found
+
+
+async def test_every_targeted_choice_has_its_place_on_the_board(page: Any) -> None:
+    """A card then its place (G4–G8): for every hand card picked (and, for a special that moves a piece, every
+    piece picked), the board's targets together offer every legal action that needs a place, and nothing else."""
+    cases = decisions(12, 3)
+    assert sum(any(a["type"] in SOURCED for a in case["legal"]) for case in cases) >= 5  # specials were met
+    script = """async (cases) => {
+        const { targets } = await import('/static/games/ghost-at-home.js');
+        return cases.map(({ me, view, legal }) => {
+            const offered = new Set();
+            const ctx = { me, view, choices: legal, drawing: {} };
+            for (const card of [null, ...view.players[me].hand]) {
+                ctx.drawing = { card, source: null };
+                for (const source of [null, ...Object.keys(targets(ctx).sources)]) {
+                    ctx.drawing = { card, source };
+                    const marks = targets(ctx);
+                    for (const a of [...Object.values(marks.floors), ...Object.values(marks.spaces)]) {
+                        offered.add(JSON.stringify(a));
+                    }
+                }
+            }
+            return [...offered].sort();
+        });
+    }"""
+    offered = await page.evaluate(script, cases)
+    for case, shown in zip(cases, offered, strict=True):
+        needed = sorted(json.dumps(a, separators=(",", ":")) for a in case["legal"] if a["type"] in TARGETED)
+        assert shown == needed, (case["view"]["phase"], case["legal"])
