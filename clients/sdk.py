@@ -465,54 +465,11 @@ def _time_out(future: asyncio.Future[Any]) -> None:
 
 
 class _Socket(ClientConnection):
-    """websockets' client connection handing each complete text frame straight to ``on_frame`` once it is set:
-    no reader task, no message queue and no per-frame objects between the socket and the client (the hot path
-    of every bot).  Only the server's unfragmented text frames are read here (RFC 6455 5.2: FIN, no RSV bits,
-    opcode 1, unmasked); any other frame (ping, pong, close, a fragment) goes whole to websockets' own parser,
-    which therefore always starts at a frame boundary, and everything does once the connection is closing."""
+    """websockets' client connection handing each complete text frame its parser yields straight to
+    ``on_frame`` once it is set: no reader task and no message queue between the socket and the client (the hot
+    path of every bot).  Every other frame (ping, pong, close, a fragment) is websockets' own business."""
 
     on_frame: Callable[[bytes | bytearray | memoryview], None] | None = None
-    _rest = b""  # the start of a frame not yet complete
-
-    def data_received(self, data: bytes) -> None:
-        on_frame = self.on_frame
-        if on_frame is None or self.protocol.state is not State.OPEN:
-            super().data_received(self._rest + data if self._rest else data)
-            self._rest = b""
-            return
-        buf = self._rest + data if self._rest else data
-        pos, end = 0, len(buf)
-        while end - pos >= 2:
-            size, head = buf[pos + 1], 2
-            if size == 126:
-                if end - pos < 4:
-                    break
-                size, head = int.from_bytes(buf[pos + 2 : pos + 4], "big"), 4
-            elif size == 127:
-                if end - pos < 10:
-                    break
-                size, head = int.from_bytes(buf[pos + 2 : pos + 10], "big"), 10
-            elif size > 127:  # a masked frame, which no server sends: websockets' parser fails the connection
-                self._rest = b""
-                super().data_received(buf[pos:])
-                return
-            stop = pos + head + size
-            if stop > end:
-                break
-            if buf[pos] == 0x81:
-                on_frame(buf[pos + head : stop])
-            else:
-                super().data_received(buf[pos:stop])
-                if self.protocol.state is not State.OPEN:
-                    pos = stop
-                    break
-            pos = stop
-        rest = buf[pos:]
-        self._rest = b""
-        if rest and self.protocol.state is not State.OPEN:
-            super().data_received(rest)
-        else:
-            self._rest = rest
 
     def process_event(self, event: Event) -> None:
         on_frame = self.on_frame

@@ -116,7 +116,9 @@ class Connection:
             and ws.transport.get_write_buffer_size() <= ws.write_limit_high
             and ws.protocol.state is State.OPEN
         ):
-            ws.transport.write(text_frame(frames[0]) if len(frames) == 1 else b"".join(map(text_frame, frames)))
+            for frame in frames:
+                ws.protocol.send_text(frame)
+            ws.send_data()  # every frame in one go: an action's update and its accepted leave together
             return
         for frame in frames:
             try:
@@ -346,18 +348,6 @@ async def _seat(hub: Hub, token: str) -> int:
         return seat_of(hub.latest.meta, token)
     except ProtocolError:
         return seat_of((await hub.refresh()).meta, token)
-
-
-def text_frame(payload: bytes) -> bytes:
-    """``payload`` as one final, unmasked WebSocket text frame (RFC 6455 5.2), as a server sends it: the bytes
-    websockets would write for ``send(payload, text=True)`` without extensions (compression is off), built
-    without its per-frame objects."""
-    size = len(payload)
-    if size < 126:
-        return bytes((0x81, size)) + payload
-    if size < 1 << 16:
-        return b"\x81\x7e" + size.to_bytes(2, "big") + payload
-    return b"\x81\x7f" + size.to_bytes(8, "big") + payload
 
 
 def _peer(ws: ServerConnection) -> str:

@@ -1,16 +1,16 @@
-"""The SDK reads the server's frames itself: whatever way TCP cuts them up, every text frame arrives whole and in
-order, and the frames it leaves to websockets (a ping here) are still answered."""
+"""The SDK takes text frames straight from websockets' parser: whatever way TCP cuts them up, every text frame
+arrives whole and in order, and the frames it leaves to websockets (a ping here) are still answered."""
 
 from __future__ import annotations
 
 import asyncio
 
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.frames import Frame, Opcode
 
 from clients.sdk import Client
 from protocol import codec
 from protocol.messages import PROTOCOL_VERSION, Events, Limits, Welcome
-from server.connection import text_frame
 
 WELCOME = Welcome(
     version=PROTOCOL_VERSION,
@@ -35,7 +35,7 @@ async def test_frames_cut_anywhere_arrive_whole_and_in_order() -> None:
         await ws.send(codec.encode(WELCOME), text=True)  # and at once, unasked, the updates:
         pieces = b""
         for seq, size in enumerate(SIZES, 1):
-            frame = text_frame(update(seq, size))
+            frame = Frame(Opcode.TEXT, update(seq, size)).serialize(mask=False, extensions=[])
             for start in range(0, len(frame), max(1, len(frame) // 3)):  # each frame cut in about three
                 ws.transport.write(pieces + frame[start : start + max(1, len(frame) // 3)])
                 pieces = b""
