@@ -3,8 +3,8 @@
     async with Client("ws://127.0.0.1:8765") as c:
         table = await c.create("mansion", 4)
         me = await c.join(table, "Ada")
-        async for msg in c:                      # Events, Prompts, Snapshot, GameOver, unsolicited Error
-            if isinstance(msg, Prompts) and msg.legal:
+        async for msg in c:                      # Events, Snapshot, GameOver, unsolicited Error
+            if isinstance(msg, Events | Snapshot) and msg.legal:
                 outcome = await c.act(table, msg.legal[0])   # Accepted | Rejected
 
 Requests are matched to replies by ``ref``.  Table updates reach the iterator exactly once and in ``seq``
@@ -22,13 +22,15 @@ import itertools
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Event, State
 
 from protocol import codec
 from protocol.messages import (
@@ -49,7 +51,6 @@ from protocol.messages import (
     ListTables,
     Ping,
     Pong,
-    Prompts,
     Rejected,
     Resume,
     ServerMsg,
@@ -62,7 +63,7 @@ from protocol.messages import (
     Welcome,
 )
 
-TableUpdate = Events | Prompts | Snapshot | GameOver
+TableUpdate = Events | Snapshot | GameOver
 
 
 class ServerError(Exception):
@@ -115,6 +116,9 @@ class Client:
         self.gaps = 0  # updates that arrived out of order and forced a resync (a correct server sends none)
         self._ws: ClientConnection | None = None
         self._refs = itertools.count(1)
+        self._cmd_prefix = secrets.token_hex(6)  # command ids: unique per client, so per seat
+        self._cmds = itertools.count(1)
+        self._failure: BaseException | None = None  # what the server sent that this client cannot read
         self._pending: dict[str, tuple[asyncio.Future[Any], ClientMessage]] = {}
         self._inbox: asyncio.Queue[ServerMsg | BaseException] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
@@ -153,7 +157,13 @@ class Client:
 
     async def _open(self) -> None:
         ws = await connect(
-            self.url, max_size=None, open_timeout=10, ping_interval=20, ping_timeout=20, compression=None
+            self.url,
+            max_size=None,
+            open_timeout=10,
+            ping_interval=20,
+            ping_timeout=20,
+            compression=None,
+            create_connection=_Socket,
         )
         await ws.send(codec.encode(Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")), text=True)
         reply = codec.decode_server(await asyncio.wait_for(ws.recv(), self.request_timeout))
@@ -164,29 +174,42 @@ class Client:
             await ws.close()
             raise ServerError("internal", f"expected welcome, got {type(reply).__name__}")
         self.welcome = reply
+        assert isinstance(ws, _Socket)
+        ws.on_frame = self._on_frame
         self._ws = ws
         self._connected.set()
 
     # -- requests ----------------------------------------------------------------------------------------
     async def _request(self, msg: ClientMessage, *, timeout: float | None = None) -> Any:
-        ref = msg.ref or str(next(self._refs))
-        msg = msgspec.structs.replace(msg, ref=ref)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        """Send ``msg`` (built for this call: its ``ref`` is set here) and wait for the reply that echoes it."""
+        if msg.ref is None:
+            msg.ref = str(next(self._refs))
+        ref = msg.ref
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
         self._pending[ref] = (future, msg)
+        expire = loop.call_later(timeout or self.request_timeout, _time_out, future)
         try:
             await self._send(msg)
-            return await asyncio.wait_for(asyncio.shield(future), timeout or self.request_timeout)
+            return await future
         finally:
+            expire.cancel()
             self._pending.pop(ref, None)
 
     async def _send(self, msg: ClientMessage) -> None:
-        await self._connected.wait()
+        if not self._connected.is_set():
+            await self._connected.wait()
         ws = self._ws
         if ws is None:
             raise ConnectionLost("not connected")
+        frame = codec.encode(msg)
+        self._sent_at = time.monotonic()
+        if ws.protocol.state is State.OPEN and ws.transport.get_write_buffer_size() <= ws.write_limit_high:
+            ws.protocol.send_text(frame)  # the socket keeps up: write now, no await
+            ws.send_data()
+            return
         with contextlib.suppress(ConnectionClosed):  # the reconnect re-sends what is still pending
-            await ws.send(codec.encode(msg), text=True)
-            self._sent_at = time.monotonic()
+            await ws.send(frame, text=True)
 
     async def _keepalive(self) -> None:
         """A ``ping`` after a third of the server's idle limit without sending anything."""
@@ -277,7 +300,7 @@ class Client:
         msg = Act(
             table=table,
             token=self.seats[table].token,
-            cmd=cmd or secrets.token_hex(8),
+            cmd=cmd or f"{self._cmd_prefix}-{next(self._cmds)}",
             action=to_builtins(action),
             seq=seq,
         )
@@ -288,6 +311,13 @@ class Client:
             raise ServerError("internal", f"expected accepted or rejected, got {type(reply).__name__}")
         return reply
 
+    def forget(self, table: str) -> None:
+        """Drop what this client keeps of ``table`` (e.g. once its game is over): it is no longer resumed after
+        a reconnect.  The server still counts the table against this connection's limit until it closes."""
+        self.seats.pop(table, None)
+        self.watching.discard(table)
+        self.last_seq.pop(table, None)
+
     async def ping(self) -> float:
         """Round-trip time in seconds."""
         sent = time.perf_counter()
@@ -297,7 +327,14 @@ class Client:
     # -- the stream of table updates ---------------------------------------------------------------------
     async def recv(self, timeout: float | None = None) -> ServerMsg:
         """The next table update (or unsolicited error); raises ``TimeoutError`` or what ended the client."""
-        item = await asyncio.wait_for(self._inbox.get(), timeout)
+        inbox = self._inbox
+        if not inbox.empty():
+            item = inbox.get_nowait()
+        elif timeout is None:
+            item = await inbox.get()
+        else:
+            async with asyncio.timeout(timeout):
+                item = await inbox.get()
         if isinstance(item, BaseException):
             self._inbox.put_nowait(item)  # keep raising it
             raise item
@@ -316,11 +353,9 @@ class Client:
             while True:
                 ws = self._ws
                 assert ws is not None
-                try:
-                    async for frame in ws:
-                        self._dispatch(codec.decode_server(frame))
-                except ConnectionClosed:
-                    pass
+                await ws.wait_closed()  # meanwhile every frame is dispatched as it arrives (``_on_frame``)
+                if self._failure is not None:
+                    raise self._failure
                 self._connected.clear()
                 self._ws = None
                 if self._closing or not self.reconnect:
@@ -331,6 +366,14 @@ class Client:
         except BaseException as exc:
             self._fail_pending(exc, everything=True)
             self._inbox.put_nowait(exc)
+
+    def _on_frame(self, frame: bytes | bytearray | memoryview) -> None:
+        try:
+            self._dispatch(codec.decode_server(frame))
+        except Exception as exc:  # the server sent what this client cannot read: it ends the client
+            if self._failure is None and self._ws is not None:
+                self._failure = exc
+                self._ws.transport.abort()
 
     def _dispatch(self, msg: ServerMsg) -> None:
         ref = getattr(msg, "ref", None)
@@ -349,7 +392,7 @@ class Client:
             self.last_seq[msg.table] = msg.seq
         elif isinstance(msg, Snapshot):
             self.last_seq[msg.table] = max(self.last_seq.get(msg.table, 0), msg.seq)
-        elif isinstance(msg, Prompts | GameOver):
+        elif isinstance(msg, GameOver):
             if msg.seq < self.last_seq.get(msg.table, 0):
                 return  # superseded
         elif isinstance(msg, Error):
@@ -401,3 +444,22 @@ class Client:
         for future, msg in list(self._pending.values()):
             if not future.done() and (everything or not isinstance(msg, Act | Ping | ListTables)):
                 future.set_exception(exc)
+
+
+def _time_out(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError("no reply in time"))
+
+
+class _Socket(ClientConnection):
+    """websockets' client connection handing each complete text frame straight to ``on_frame`` once it is set:
+    no reader task and no message queue between the socket and the client (the hot path of every bot)."""
+
+    on_frame: Callable[[bytes | bytearray | memoryview], None] | None = None
+
+    def process_event(self, event: Event) -> None:
+        on_frame = self.on_frame
+        if on_frame is not None and isinstance(event, Frame) and event.opcode is Opcode.TEXT and event.fin:
+            on_frame(event.data)
+        else:
+            super().process_event(event)

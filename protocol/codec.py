@@ -66,7 +66,7 @@ def _raise_if_other_version(frame: bytes | str) -> None:
         )
 
 
-def decode_server(frame: bytes | str) -> ServerMsg:
+def decode_server(frame: bytes | bytearray | memoryview | str) -> ServerMsg:
     """One server frame (used by clients); raises ``msgspec`` errors when the server sent something invalid."""
     msg: ServerMsg = _server_decoder.decode(frame)
     return msg

@@ -6,8 +6,9 @@ same id (after a reconnect, say) is applied at most once and answered with the o
 
 Server → client table updates are sequenced: every committed change of a table (a seat taken or given back, the
 start, one applied action with all its events) is one ``events`` message with the table's next ``seq``
-(1, 2, 3 … gapless), redacted for its audience.  ``prompts``, ``snapshot`` and ``game_over`` describe the table
-*as of* a ``seq`` and are not themselves sequenced.
+(1, 2, 3 … gapless), redacted for its audience; during play it also says who must decide now (and, to a seat
+that must, its legal actions and view), so one update is one frame.  ``snapshot`` and ``game_over`` describe
+the table *as of* a ``seq`` and are not themselves sequenced.
 """
 
 from __future__ import annotations
@@ -230,22 +231,18 @@ class PromptInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class Events(ServerMessage, tag="events"):
     """Table update ``seq``: the game events of one committed change as this connection's audience may see
-    them; ``seats`` is the new seating when it changed, ``status`` the new status when it changed."""
+    them; ``seats`` is the new seating when it changed, ``status`` the new status when it changed.
+
+    During play the newest update sent also holds ``prompts``, who must decide as of ``seq`` (public), and when
+    you owe a decision ``legal`` (your legal actions) and ``view`` (the table as you see it now), so a client
+    can decide without replaying events.  ``prompts`` left out means "no news", not "nobody"."""
 
     table: str
     seq: int
     events: list[Any] = []
     seats: list[SeatInfo] | None = None
     status: str | None = None
-
-
-class Prompts(ServerMessage, tag="prompts"):
-    """Who must decide now (public); when you owe a decision, ``legal`` (your legal actions) and ``view`` (the
-    table as you see it now), so a client can decide without replaying events."""
-
-    table: str
-    seq: int
-    prompts: list[PromptInfo]
+    prompts: list[PromptInfo] | None = None
     legal: list[Any] = []
     view: Any = None
 
@@ -301,7 +298,6 @@ ServerMsg = (
     | Accepted
     | Rejected
     | Events
-    | Prompts
     | Snapshot
     | GameOver
     | Pong

@@ -1,8 +1,9 @@
 """One WebSocket connection: frame limits, the hello handshake, dispatch, and a bounded send queue.
 
-Frames are read and handled one at a time (a client's commands keep their order).  Everything sent goes
-through a bounded queue drained by a writer task; a client that stops reading fills it and is cut off, so a
-slow reader costs a fixed amount of memory.
+Frames are read and handled one at a time (a client's commands keep their order).  What is sent is written to
+the socket at once while the socket keeps up; behind a backed-up socket it waits in a bounded queue drained by
+a writer task, and a client that stops reading fills it and is cut off, so a slow reader costs a fixed amount
+of memory.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import structlog
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol import codec
 from protocol.errors import Code, ProtocolError
@@ -89,21 +91,54 @@ class Connection:
         self.created = 0
         self.greeted = False
         self.dead = False
+        self.writing = False  # the writer task holds a frame: later ones must queue behind it
+        self.held: list[bytes] | None = None  # frames held back to go out in one write (``_holding``)
         self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
         self.log = log.bind(peer=_peer(ws))
 
     # -- sending -----------------------------------------------------------------------------------------
     def send(self, frame: bytes) -> None:
-        """Queue one encoded frame; a full queue means the client is not reading: cut it off."""
+        """Send one encoded frame.  While the socket keeps up it is written at once, with no task switch; once
+        the socket's buffer is past its high-water mark frames wait in the bounded queue for the writer task,
+        and a full queue means the client is not reading: cut it off."""
         if self.dead:
             return
+        if self.held is not None:
+            self.held.append(frame)
+            return
+        self._send([frame])
+
+    def _send(self, frames: list[bytes]) -> None:
+        ws = self.ws
+        if (
+            not self.writing
+            and self.queue.empty()
+            and ws.transport.get_write_buffer_size() <= ws.write_limit_high
+            and ws.protocol.state is State.OPEN
+        ):
+            ws.transport.write(text_frame(frames[0]) if len(frames) == 1 else b"".join(map(text_frame, frames)))
+            return
+        for frame in frames:
+            try:
+                self.queue.put_nowait(frame)
+            except asyncio.QueueFull:
+                self.dead = True
+                self.app.metrics.dropped.inc()
+                self.log.warning("slow_consumer_dropped", queued=self.queue.qsize())
+                self.ws.transport.abort()
+                return
+
+    @contextlib.contextmanager
+    def _holding(self) -> Iterator[None]:
+        """Frames sent meanwhile go out together at the end, in one write: an action's own update and its
+        ``accepted`` reach the actor in one segment."""
+        self.held = []
         try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
-            self.dead = True
-            self.app.metrics.dropped.inc()
-            self.log.warning("slow_consumer_dropped", queued=self.queue.qsize())
-            self.ws.transport.abort()
+            yield
+        finally:
+            frames, self.held = self.held, None
+            if frames and not self.dead:
+                self._send(frames)
 
     def _close_after(self, close: _Close) -> None:
         """Close the connection once what is queued has gone out (a client that reads nothing is cut anyway)."""
@@ -118,13 +153,16 @@ class Connection:
         self.reply(Error(code=code.value, message=message, ref=ref))
 
     async def _write(self) -> None:
+        """Drain the queue (only used while the socket is backed up), waiting for the socket each time."""
         with contextlib.suppress(ConnectionClosed):
             while True:
                 frame = await self.queue.get()
+                self.writing = True
                 if isinstance(frame, _Close):
                     await self.ws.close(*frame)
                     return
                 await self.ws.send(frame, text=True)
+                self.writing = False
 
     # -- the connection's life ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -254,14 +292,15 @@ class Connection:
                 await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)
         elif isinstance(msg, Act):
             arrived = time.perf_counter()
-            async with self._table(msg.table) as hub:
-                seat = await _seat(hub, msg.token)
-                try:
-                    seq = await service.act(hub, seat, msg)
-                finally:
-                    self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
-            self.app.metrics.actions.inc()
-            self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
+            with self._holding():
+                async with self._table(msg.table) as hub:
+                    seat = await _seat(hub, msg.token)
+                    try:
+                        seq = await service.act(hub, seat, msg)
+                    finally:
+                        self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
+                self.app.metrics.actions.inc()
+                self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
         elif isinstance(msg, Ping):
             self.reply(Pong(time=time.time(), ref=msg.ref))
         elif isinstance(msg, Create):
@@ -307,6 +346,18 @@ async def _seat(hub: Hub, token: str) -> int:
         return seat_of(hub.latest.meta, token)
     except ProtocolError:
         return seat_of((await hub.refresh()).meta, token)
+
+
+def text_frame(payload: bytes) -> bytes:
+    """``payload`` as one final, unmasked WebSocket text frame (RFC 6455 5.2), as a server sends it: the bytes
+    websockets would write for ``send(payload, text=True)`` without extensions (compression is off), built
+    without its per-frame objects."""
+    size = len(payload)
+    if size < 126:
+        return bytes((0x81, size)) + payload
+    if size < 1 << 16:
+        return b"\x81\x7e" + size.to_bytes(2, "big") + payload
+    return b"\x81\x7f" + size.to_bytes(8, "big") + payload
 
 
 def _peer(ws: ServerConnection) -> str:

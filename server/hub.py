@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
@@ -22,7 +23,7 @@ import structlog
 from engine.contract import Game
 from engine.registry import get_game
 from protocol import codec
-from protocol.messages import Events, GameOver, PromptInfo, Prompts, Snapshot
+from protocol.messages import Events, GameOver, PromptInfo, Snapshot
 from server.store import Batch, Record, Store, TableMeta, channel, decode_batch, decode_meta, decode_notice
 
 log = structlog.get_logger("hauntd.hub")
@@ -45,6 +46,14 @@ def _events_decoder(game_name: str) -> msgspec.msgpack.Decoder[Any]:
 def decode_events(game_name: str, raw: msgspec.Raw) -> list[Any]:
     events: list[Any] = _events_decoder(game_name).decode(raw)
     return events
+
+
+@dataclass(slots=True)
+class Live:
+    """A change as objects, known to the process that made it: the new game state and the full events."""
+
+    state: Any
+    events: list[Any]
 
 
 def prompt_infos(game: Game[Any, Any, Any], state: Any, meta: TableMeta) -> list[PromptInfo]:
@@ -96,8 +105,9 @@ class Hub:
         self.followers.pop(conn, None)
 
     # -- updates -----------------------------------------------------------------------------------------
-    async def advance(self, record: Record, batch: Batch | None) -> None:
-        """Deliver every update up to ``record.seq`` (``batch`` is its last one when known)."""
+    async def advance(self, record: Record, batch: Batch | None, live: Live | None = None) -> None:
+        """Deliver every update up to ``record.seq`` (``batch`` is its last one when known; ``live`` its state
+        and events as objects, when this process made the change, so nothing is decoded again)."""
         async with self.lock:
             if record.seq <= self.seq:
                 return
@@ -107,27 +117,32 @@ class Hub:
                 batches.append(batch)
             self.note(record)
             self.seq, self.meta = record.seq, record.meta
-            self.state = self.game.decode_state(record.state) if record.state else None
-            self._deliver(batches)
+            if live is not None:
+                self.state = live.state
+            else:
+                self.state = self.game.decode_state(record.state) if record.state else None
+            self._deliver(batches, live.events if live is not None and batch is not None else None)
 
-    def _deliver(self, batches: list[Batch]) -> None:
+    def _deliver(self, batches: list[Batch], last_events: list[Any] | None = None) -> None:
+        """One ``events`` frame per update and audience; the newest one, during play, carries the prompts (the
+        seat's legal actions and view with them), so an action reaches each audience as a single frame.
+        ``last_events``: the newest update's full events, when already known as objects."""
         audiences = set(self.followers.values())
         if not audiences:
             return
-        frames: dict[Audience, list[bytes]] = {a: [] for a in audiences}
-        for batch in batches:
-            full = self._full_events(batch)
-            for audience in audiences:
-                frames[audience].append(self._events_frame(batch, audience, full))
         started = any(b.status == "playing" for b in batches)
-        over = self.meta.status == "over"
-        tail = [self._game_over_frame()] if over else []
-        prompts = self._prompts()
+        prompts = self._prompts() if not started else None
+        frames: dict[Audience, list[bytes]] = {a: [] for a in audiences}
+        last = batches[-1] if batches else None
+        for batch in batches:
+            full = last_events if batch is last and last_events is not None else self._full_events(batch)
+            now = prompts if batch is last else None
+            for audience in audiences:
+                frames[audience].append(self._events_frame(batch, audience, full, now))
+        tail = [self._game_over_frame()] if self.meta.status == "over" else []
         for audience in audiences:
             if started:
                 frames[audience].append(self._snapshot_frame(audience, None))
-            elif self.meta.status == "playing":
-                frames[audience].append(self._prompts_frame(audience, prompts))
             frames[audience].extend(tail)
         for conn, audience in list(self.followers.items()):
             for frame in frames[audience]:
@@ -137,11 +152,26 @@ class Hub:
     def _full_events(self, batch: Batch) -> list[Any]:
         return decode_events(self.game.name, batch.events) if batch.events != _EMPTY else []
 
-    def _events_frame(self, batch: Batch, audience: Audience, full: list[Any]) -> bytes:
+    def _events_frame(
+        self, batch: Batch, audience: Audience, full: list[Any], prompts: list[PromptInfo] | None = None
+    ) -> bytes:
+        """Update ``batch`` for ``audience``; with ``prompts`` (the table is at ``batch.seq``), also the
+        audience's legal actions and view when it must decide."""
         redact = self.game.redact
         events = [r for e in full if (r := redact(e, audience)) is not None]
+        legal = self._legal(audience) if prompts and any(p.seat == audience for p in prompts) else []
+        view = self.game.view(self.state, audience) if legal else None
         return codec.encode(
-            Events(table=self.table, seq=batch.seq, events=events, seats=batch.seats, status=batch.status)
+            Events(
+                table=self.table,
+                seq=batch.seq,
+                events=events,
+                seats=batch.seats,
+                status=batch.status,
+                prompts=prompts or None,
+                legal=legal,
+                view=view,
+            )
         )
 
     def _legal(self, audience: Audience) -> list[Any]:
@@ -153,11 +183,6 @@ class Hub:
         if self.state is None or self.meta.status != "playing":
             return []
         return prompt_infos(self.game, self.state, self.meta)
-
-    def _prompts_frame(self, audience: Audience, prompts: list[PromptInfo]) -> bytes:
-        legal = self._legal(audience)
-        view = self.game.view(self.state, audience) if legal else None
-        return codec.encode(Prompts(table=self.table, seq=self.seq, prompts=prompts, legal=legal, view=view))
 
     def _snapshot_frame(self, audience: Audience, ref: str | None) -> bytes:
         meta = self.meta
@@ -297,6 +322,8 @@ class Fanout:
     async def _on_notice(self, hub: Hub, data: bytes) -> None:
         try:
             notice = decode_notice(data)
+            if notice.origin and notice.origin == self.store.origin:
+                return  # this process made the change and delivers it itself
             batch = decode_batch(notice.batch)
             record = Record(batch.seq, decode_meta(notice.meta), notice.state)
             await hub.advance(record, batch)

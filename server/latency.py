@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.sdk import Client
-from protocol.messages import Accepted, Events, GameOver, Prompts, Snapshot
+from protocol.messages import Accepted, Events, GameOver, Snapshot
 from server.launch import ServerProcess
 
 
@@ -33,7 +33,7 @@ class _Seat:
             now = time.perf_counter()
             if isinstance(msg, Events):
                 self.arrived[msg.seq] = now
-            elif isinstance(msg, Prompts | Snapshot):
+            if isinstance(msg, Snapshot) or (isinstance(msg, Events) and msg.prompts is not None):
                 self.legal = (msg.seq, msg.legal)
             elif isinstance(msg, GameOver):
                 self.over = True

@@ -14,7 +14,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 import structlog
@@ -25,13 +25,23 @@ from engine.registry import games, get_game
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Act, Create, Join, TableInfo
 from server.bots import bot_action, check_strategy
-from server.hub import Hub
+from server.hub import Hub, Live
 from server.metrics import Metrics
 from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode
 
 log = structlog.get_logger("hauntd.table")
 
-Change = tuple[TableMeta, bytes | None, Batch]
+
+class Change(NamedTuple):
+    """What a command commits: the new record, the new encoded state (None: unchanged), the logged update,
+    and (for an action) the new state and events as objects, for this process's own followers."""
+
+    meta: TableMeta
+    state: bytes | None
+    batch: Batch
+    live: Live | None = None
+
+
 By = Literal["player", "timeout", "bot"]  # who decided an action
 _ATTEMPTS = 8
 
@@ -160,7 +170,7 @@ class TableService:
             names[seat], tokens[seat] = msg.name, digest
             new = msgspec.structs.replace(meta, names=names, tokens=tokens)
             chosen[:] = [seat]
-            return new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
+            return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
         seq = await self._change(hub, build)
         await self.store.set_open(hub.table, hub.latest.meta)
@@ -174,7 +184,7 @@ class TableService:
             names, tokens = list(meta.names), list(meta.tokens)
             names[seat] = tokens[seat] = None
             new = msgspec.structs.replace(meta, names=names, tokens=tokens)
-            return new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
+            return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
         seq = await self._change(hub, build)
         await self.store.set_open(hub.table, hub.latest.meta)
@@ -197,7 +207,8 @@ class TableService:
                 raise ProtocolError(Code.BAD_OPTION, exc.detail) from None
             new = msgspec.structs.replace(meta, status="playing", commitment=commitment(seed, hub.table))
             new.deadlines = deadlines(game, new, {}, state, time.time(), self.away_grace)
-            return new, game.encode_state(state), Batch(seq=record.seq + 1, at=time.time(), status="playing")
+            batch = Batch(seq=record.seq + 1, at=time.time(), status="playing")
+            return Change(new, game.encode_state(state), batch, Live(state, []))
 
         seq = await self._change(hub, build)
         await self.store.set_open(hub.table, hub.latest.meta)
@@ -265,7 +276,7 @@ class TableService:
             action=msgspec.Raw(encode(action)),
             timeout=by == "timeout",
         )
-        return new, game.encode_state(state), batch
+        return Change(new, game.encode_state(state), batch, Live(state, events))
 
     async def decide(self, table: str, record: Record, seat: int) -> None:
         """``seat``'s deadline passed at ``record``: commit its bot's move or the rules' default (a time-out),
@@ -276,8 +287,10 @@ class TableService:
         by: By = "bot" if seat in meta.bots else "timeout"
         action = bot_action(game, state, meta, seat) if by == "bot" else game.timeout_action(state, seat)
         try:
-            new, state_bytes, batch = self._apply(game, record, seat, action, by)
-            seq, fresh = await self.store.commit(table, record.seq, new, state_bytes, batch, f"{by}:{record.seq}")
+            new, state_bytes, batch, _ = self._apply(game, record, seat, action, by)
+            seq, fresh = await self.store.commit(
+                table, record.seq, new, state_bytes, batch, f"{by}:{record.seq}", local=False
+            )
         except (Conflict, Missing):
             return  # the table moved on meanwhile: that commit scheduled what comes next
         if not fresh:
@@ -294,12 +307,13 @@ class TableService:
         refreshed = False
         for _ in range(_ATTEMPTS):
             try:
-                meta, state, batch = build(record)
+                change = build(record)
             except ProtocolError as exc:
                 if refreshed or exc.code is not Code.AUTH:
                     raise
                 record, refreshed = await hub.refresh(), True  # this process may not have seen the seat yet
                 continue
+            meta, state, batch, live = change
             try:
                 seq, fresh = await self.store.commit(hub.table, record.seq, meta, state, batch, command)
             except Conflict:
@@ -307,8 +321,10 @@ class TableService:
                 continue
             except Missing:
                 raise ProtocolError(Code.NOT_FOUND, "the table is gone") from None
-            if fresh:
-                hub.note(Record(seq, meta, state if state is not None else record.state))
+            if fresh:  # this process's followers get the update now, not when its own notice comes back
+                committed = Record(seq, meta, state if state is not None else record.state)
+                hub.note(committed)
+                await hub.advance(committed, batch, live)
             return seq
         raise ProtocolError(Code.BUSY, "the table kept changing; nothing was applied")
 

@@ -17,12 +17,15 @@ primary), not a Cluster.
 
 from __future__ import annotations
 
+import asyncio
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
 
 from protocol.messages import SeatInfo
 
@@ -93,11 +96,13 @@ class Batch(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class Notice(msgspec.Struct, array_like=True):
-    """What the commit publishes: enough for every process to fan the update out without reading Redis."""
+    """What the commit publishes: enough for every process to fan the update out without reading Redis, and
+    which process made the change (that one has delivered it already)."""
 
     batch: bytes
     meta: bytes
     state: bytes
+    origin: str = ""
 
 
 @dataclass(slots=True)
@@ -183,12 +188,70 @@ return 1
 """
 
 
+class GroupCommit:
+    """Runs one Lua script for many callers: the calls made while a round trip is in flight go together in the
+    next pipeline, so a busy server pays one round trip, one socket write and one read for many commits.
+    Each call is still its own atomic script run; only the transport is shared."""
+
+    def __init__(self, client: aioredis.Redis, script: str) -> None:
+        self.redis = client
+        self.script = client.register_script(script)
+        self.queue: list[tuple[list[Any], asyncio.Future[Any]]] = []
+        self.busy = False
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def __call__(self, keys: list[str], args: list[Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.queue.append(([len(keys), *keys, *args], future))
+        if not self.busy:
+            self.busy = True
+            task = asyncio.create_task(self._drain())
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self.queue:
+                calls, self.queue = self.queue, []
+                try:
+                    results = await self._run([argv for argv, _ in calls])
+                except Exception as exc:
+                    results = [exc] * len(calls)
+                for (_, future), result in zip(calls, results, strict=True):
+                    if future.done():
+                        continue
+                    if isinstance(result, Exception):
+                        future.set_exception(result)
+                    else:
+                        future.set_result(result)
+        finally:
+            self.busy = False
+
+    async def _run(self, calls: list[list[Any]]) -> list[Any]:
+        results = await self._pipeline(calls)
+        missing = [i for i, result in enumerate(results) if isinstance(result, NoScriptError)]
+        if missing:  # the store lost its scripts (a restart): load it, run again what did not run at all
+            await self.redis.script_load(self.script.script)
+            for i, result in zip(missing, await self._pipeline([calls[i] for i in missing]), strict=True):
+                results[i] = result
+        return results
+
+    async def _pipeline(self, calls: list[list[Any]]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for argv in calls:
+                pipe.evalsha(self.script.sha, *argv)
+            results: list[Any] = await pipe.execute(raise_on_error=False)
+        return results
+
+
 class Store:
     """The Redis side of tables: create, read, commit, log ranges, the open-table index."""
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis: Any = client  # redis-py's reply types are too loose to be useful here
-        self._commit = client.register_script(_COMMIT)
+        self.origin = secrets.token_hex(8)  # names this store's commits in their notices
+        self._commit = GroupCommit(client, _COMMIT)
         self._create = client.register_script(_CREATE)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
 
@@ -213,13 +276,17 @@ class Store:
         state: bytes | None,
         batch: Batch,
         command: str | None = None,
+        *,
+        local: bool = True,
     ) -> tuple[int, bool]:
         """Commit ``batch`` as update ``expected + 1``.  Returns ``(seq, fresh)``: ``fresh`` is False when
-        ``command`` had already committed (as ``seq``).  Raises ``Conflict`` or ``Missing``."""
+        ``command`` had already committed (as ``seq``).  Raises ``Conflict`` or ``Missing``.  ``local``: the
+        caller delivers the update to this process's followers itself (its notice tells this process to skip
+        it); otherwise this process's fan-out delivers it from the notice like any other."""
         meta_bytes = encode(meta)
         batch_bytes = encode(batch)
         state_bytes = state if state is not None else b""
-        notice = encode(Notice(batch_bytes, meta_bytes, state_bytes))
+        notice = encode(Notice(batch_bytes, meta_bytes, state_bytes, self.origin if local else ""))
         keys = [key(table), log_key(table), cmd_key(table)]
         args: list[bytes | str | int] = [
             expected,
@@ -235,7 +302,7 @@ class Store:
         if meta.scheduled:
             keys.append(DUE)
             args += [table, repr(due) if due is not None else ""]
-        status, seq = await self._commit(keys=keys, args=args)
+        status, seq = await self._commit(keys, args)
         if status == 1:
             if due is not None and self.on_due is not None:
                 self.on_due(due)

@@ -4,7 +4,7 @@
 export const PROTOCOL_VERSION = 1;
 
 /** Message types that are table updates, whatever their ``ref``. */
-const UPDATES = new Set(["events", "prompts", "snapshot", "game_over"]);
+const UPDATES = new Set(["events", "snapshot", "game_over"]);
 
 export class ServerError extends Error {
   constructor(code, message) {

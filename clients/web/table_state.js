@@ -58,8 +58,6 @@ export class TableState {
         return this.onSnapshot(msg);
       case "events":
         return this.onEvents(msg);
-      case "prompts":
-        return this.onPrompts(msg);
       case "game_over":
         this.result = msg.result;
         this.status = "over";
@@ -102,11 +100,12 @@ export class TableState {
     if (msg.seats) this.seats = msg.seats;
     if (msg.status) this.status = msg.status;
     this.log.push({ seq: msg.seq, events: msg.events || [], seats: msg.seats || null, status: msg.status || null });
-    return false; // the prompts (or snapshot) that follow decide
+    if (!msg.prompts) return false; // no news of who decides (a lobby change, a catch-up, the start's snapshot follows)
+    return this.onPrompts(msg);
   }
 
+  /** Who must decide as of the update just applied (and my legal actions and view, when it is me). */
   onPrompts(msg) {
-    if (msg.seq < this.seq) return this.stale;
     this.prompts = msg.prompts;
     this.legal = msg.legal || [];
     this.promptSeq = msg.seq;

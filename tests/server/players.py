@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clients.sdk import Client
-from protocol.messages import Events, GameOver, Prompts, Rejected, ServerMsg, Snapshot
+from protocol.messages import Events, GameOver, Rejected, ServerMsg, Snapshot
 
 # Rejections a random player may meet without any fault: another seat's simultaneous decision came first.
 HARMLESS = {"stale"}
@@ -41,7 +41,7 @@ class Player:
             self.received.append(msg)
             if isinstance(msg, GameOver):
                 self.result = msg
-            elif isinstance(msg, Prompts | Snapshot) and msg.legal and msg.seq == self.client.last_seq[self.table]:
+            elif isinstance(msg, Events | Snapshot) and msg.legal and msg.seq == self.client.last_seq[self.table]:
                 outcome = await self.client.act(self.table, self.rng.choice(msg.legal), seq=msg.seq)
                 if isinstance(outcome, Rejected):
                     assert outcome.code in HARMLESS, outcome

@@ -9,7 +9,7 @@ import msgspec
 import redis
 
 from clients.sdk import Client
-from protocol.messages import Events, GameOver, Prompts, Snapshot
+from protocol.messages import Events, GameOver, Snapshot
 from server.hub import decode_events
 from server.store import decode_batch, log_key
 from tests.server.conftest import ServerProcess
@@ -37,7 +37,7 @@ def assert_nothing_hidden(messages: list[Any], seat: int | None) -> int:
                 if field is not None and event["seat"] != seat:
                     assert event[field] is None, (seat, event)
                     others += 1
-        elif isinstance(msg, Snapshot | Prompts) and msg.view is not None and msg.view["phase"] != "over":
+        if isinstance(msg, Snapshot | Events) and msg.view is not None and msg.view["phase"] != "over":
             assert msg.view["seat"] == seat
             for owner, hand in enumerate(msg.view["haunt"]):
                 assert hand is None or owner == seat, (seat, msg.view["haunt"])
@@ -62,7 +62,7 @@ async def test_each_seat_sees_only_its_own_secrets(server: ServerProcess, sync_r
     logged = logged_events(sync_redis, table)
     for p in players:
         assert assert_nothing_hidden(p.received, p.seat) > 0  # other seats' draws happened, all redacted
-        assert any(isinstance(m, Prompts) and m.view is not None for m in p.received)
+        assert any(isinstance(m, Events) and m.view is not None for m in p.received)
         for msg in p.received:
             if isinstance(msg, Events):  # exactly the engine's redaction of the logged events, nothing more
                 expected = [GAME.redact(e, p.seat) for e in logged[msg.seq]]

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from clients.sdk import Client
-from protocol.messages import Events, Prompts, ServerMsg, Snapshot
+from protocol.messages import Events, ServerMsg, Snapshot
 from server.store import Batch, decode_batch, decode_meta, key, log_key
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq
@@ -57,8 +57,8 @@ async def test_time_outs_apply_the_default_once(start_server: ServerFactory, syn
         with contextlib.suppress(TimeoutError):
             while True:
                 received.append(await players[1].client.recv(timeout=0.2))
-        prompts = [m for m in received if isinstance(m, Prompts)]
-        assert prompts and all(p.deadline for m in prompts for p in m.prompts)
+        prompts = [m for m in received if isinstance(m, Events) and m.prompts is not None]
+        assert prompts and all(p.deadline for m in prompts for p in m.prompts or [])
         seatings = [m.seats for m in received if isinstance(m, Events) and m.seats is not None]
         assert seatings and any(s.away for s in seatings[-1])  # everyone sees who is away
     finally:
@@ -91,9 +91,9 @@ async def test_an_away_seat_is_marked_defaulted_at_once_and_cleared(
 
         marked = await next_of(spectator, Events, away)  # I let my first decision pass: away, for all to see
         assert marked.seats[1 - seat].bot and not marked.seats[1 - seat].away
-        mine = await next_of(me, Prompts, lambda m: bool(m.legal) and m.seq == me.last_seq[table])
+        mine = await next_of(me, Events, lambda m: bool(m.legal) and m.seq == me.last_seq[table])
         batch = logged(sync_redis, table)[mine.seq - 1]
-        deadline = next(p.deadline for p in mine.prompts if p.seat == seat)
+        deadline = next(p.deadline for p in mine.prompts or [] if p.seat == seat)
         assert deadline - batch.at == pytest.approx(0.3)  # while away: the grace, not the full second
         outcome = await me.act(table, mine.legal[0], seq=mine.seq)
         assert outcome.seq == mine.seq + 1  # type: ignore[union-attr]

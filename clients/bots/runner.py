@@ -1,0 +1,186 @@
+"""``hauntd bot``: a strategy that takes a seat at a table over the SDK, like any player, and plays until the end.
+
+A bot decides only from what its connection receives: each update that asks it to decide carries its legal
+actions and its view.  It acts with the update's ``seq``, so when several seats decide at once and another
+seat's action lands first, the server answers ``stale`` and the bot simply decides again from the next update.
+Reconnects are the SDK's: seats are resumed and unanswered actions re-sent (applied at most once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+from typing import Any
+
+import msgspec
+
+from clients.bots.base import Decision, Strategy, get_strategy, strategies
+from clients.sdk import Client, ServerError
+from engine.registry import games
+from protocol.messages import Accepted, Events, GameOver, Rejected, ServerMsg, Snapshot
+
+# Rejections a bot meets through no fault of its own: another seat's simultaneous decision came first.
+HARMLESS = frozenset({"stale"})
+# What a start attempt may meet when another seat started the table first.
+STARTED_ELSEWHERE = frozenset({"already_started"})
+
+
+class SeatBot:
+    """One seat of one table played by ``strategy``.  Subclasses watch the game through ``observe`` and
+    ``acted`` (the load tester times and checks everything there)."""
+
+    def __init__(
+        self,
+        client: Client,
+        table: str,
+        seat: int,
+        strategy: Strategy,
+        rng: random.Random,
+        *,
+        start: bool = False,
+    ) -> None:
+        self.client = client
+        self.table = table
+        self.seat = seat
+        self.strategy = strategy
+        self.rng = rng
+        self.start = start  # start the game once every seat is taken
+        self.status = "lobby"
+        self.actions = 0
+        self.rejected: dict[str, int] = {}
+        self._start_sent = False
+
+    def observe(self, msg: ServerMsg) -> None:
+        """Every message of this table, as it arrives."""
+
+    def acted(self, seq: int, sent: float, outcome: Accepted | Rejected) -> None:
+        """After each action: the ``seq`` it was decided at, when it was sent (``perf_counter``), the answer."""
+
+    async def play(self, timeout: float | None = None) -> GameOver:
+        """Play until the game is over; ``timeout`` bounds the wait for any one message."""
+        while True:
+            over = await self.handle(await self.client.recv(timeout))
+            if over is not None:
+                return over
+
+    async def handle(self, msg: ServerMsg) -> GameOver | None:
+        """React to one message from the connection; returns the ``game_over`` of this table when it comes."""
+        if getattr(msg, "table", self.table) != self.table:
+            return None
+        self.observe(msg)
+        if isinstance(msg, GameOver):
+            return msg
+        if isinstance(msg, Snapshot | Events) and msg.status is not None:
+            self.status = msg.status
+        if isinstance(msg, Events | Snapshot) and msg.legal:
+            if msg.seq == self.client.last_seq.get(self.table):
+                await self._decide(msg)
+        elif self.start and isinstance(msg, Events | Snapshot):
+            await self._start_when_full(msg)
+        return None
+
+    async def _decide(self, msg: Events | Snapshot) -> None:
+        prompt = next((p for p in msg.prompts or [] if p.seat == self.seat), None)
+        decision = Decision(
+            seat=self.seat,
+            view=msg.view,
+            prompt=msgspec.to_builtins(prompt) if prompt is not None else {},
+            legal=msg.legal,
+        )
+        action = self.strategy.choose(decision, self.rng)
+        sent = time.perf_counter()
+        outcome = await self.client.act(self.table, action, seq=msg.seq)
+        self.acted(msg.seq, sent, outcome)
+        if isinstance(outcome, Accepted):
+            self.actions += 1
+        else:
+            self.rejected[outcome.code] = self.rejected.get(outcome.code, 0) + 1
+
+    async def _start_when_full(self, msg: Events | Snapshot) -> None:
+        if self._start_sent or self.status != "lobby" or msg.seats is None:
+            return
+        if all(info.name is not None for info in msg.seats):
+            self._start_sent = True
+            try:
+                await self.client.start(self.table)
+            except ServerError as exc:
+                if exc.code not in STARTED_ELSEWHERE:
+                    raise
+
+
+async def run_bot(
+    url: str,
+    table: str,
+    *,
+    seat: int | None,
+    name: str,
+    strategy_name: str,
+    game: str,
+    seed: int | None,
+) -> dict[str, Any]:
+    """Join ``table`` and play it to the end; returns a summary with the final scores."""
+    async with Client(url, client=f"hauntd-bot/{strategy_name}") as client:
+        held = await client.join(table, name, seat)
+        first = await client.recv(30)
+        while not isinstance(first, Snapshot) or first.table != table:
+            first = await client.recv(30)
+        if game not in ("auto", first.game):
+            await client.leave(table)
+            raise ServerError("bad_option", f"table {table} plays {first.game}, not {game}")
+        strategy = get_strategy(first.game, strategy_name)
+        bot = SeatBot(client, table, held.seat, strategy, random.Random(seed), start=True)
+        over = await bot.handle(first) or await bot.play()
+        return {
+            "table": table,
+            "game": first.game,
+            "seat": held.seat,
+            "strategy": strategy_name,
+            "actions": bot.actions,
+            "rejected": bot.rejected,
+            "scores": over.result["scores"],
+            "winners": over.result["winners"],
+            "reconnects": client.reconnects,
+        }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    names = sorted({name for game in games() for name in strategies(game)})
+    parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server address (default: %(default)s)")
+    parser.add_argument("--table", required=True, help="the table to join")
+    parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free one)")
+    parser.add_argument("--name", default=None, help="display name (default: the strategy's name)")
+    parser.add_argument("--strategy", default="random", choices=names, help="how to play (default: %(default)s)")
+    parser.add_argument(
+        "--game",
+        default="auto",
+        choices=["auto", *sorted(games())],
+        help="the game the table must play (default: auto, whatever it plays)",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="seed of the strategy's choices (default: random)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        summary = asyncio.run(
+            run_bot(
+                args.url,
+                args.table,
+                seat=args.seat,
+                name=args.name or f"{args.strategy}-bot",
+                strategy_name=args.strategy,
+                game=args.game,
+                seed=args.seed,
+            )
+        )
+    except ServerError as exc:
+        print(f"hauntd bot: {exc}", file=sys.stderr)
+        return 1
+    except KeyError as exc:
+        print(f"hauntd bot: no strategy {exc} for this game", file=sys.stderr)
+        return 1
+    print(json.dumps(summary))
+    return 0

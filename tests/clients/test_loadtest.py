@@ -1,0 +1,53 @@
+"""``hauntd loadtest``: a short run against its own server prints every figure, with games completed and
+neither errors nor leaks; the echo baseline measures a positive rate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from clients.loadtest import Clock
+from server.launch import ROOT
+
+FIELDS = {
+    "tables",
+    "connections",
+    "games_completed",
+    "actions",
+    "actions_per_s",
+    "latency_ms",
+    "event_latency_ms",
+    "errors",
+    "leaks",
+    "server_rss_mb",
+    "echo_roundtrips_per_s",
+    "ratio",
+}
+
+
+def test_a_short_load_test_reports_everything() -> None:
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--spawn", "--tables", "3", "--duration", "5"]
+    command += ["--game", "mix", "--json", "--baseline", "echo", "--baseline-seconds", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=90, check=True, cwd=ROOT)
+    report = json.loads(done.stdout)
+    assert set(report) >= FIELDS, FIELDS - set(report)
+    assert report["tables"] == 3 and report["connections"] == 12
+    assert report["errors"] == {} and report["leaks"] == 0
+    assert report["games_completed"] >= 1 and report["actions"] > 100
+    for key in ("latency_ms", "event_latency_ms"):
+        p50, p95, p99 = (report[key][q] for q in ("p50", "p95", "p99"))
+        assert 0 < p50 <= p95 <= p99
+    assert report["server_rss_mb"] > 10
+    assert report["echo_roundtrips_per_s"] > 0
+    assert report["ratio"] == round(report["actions_per_s"] / report["echo_roundtrips_per_s"], 3)
+
+
+def test_fan_out_is_timed_when_every_other_seat_has_the_update() -> None:
+    clock = Clock(seats=3)
+    clock.sending(5, seat=1, at=10.0)
+    clock.sending(5, seat=2, at=10.5)  # a second decider at the same seq: the first send is the one timed
+    assert clock.received(5, seat=1, at=11.0) is None  # the sender's own copy does not count
+    assert clock.received(5, seat=0, at=11.0) is None
+    assert clock.received(5, seat=2, at=12.0) == 2.0
+    assert clock.received(4, seat=0, at=12.0) is None  # nobody timed update 4 (a lobby change, say)
