@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,10 +152,12 @@ class TableSlot:
         self.game: asyncio.Task[None] | None = None
         self.stalled = False
 
+    def client(self, i: int) -> Client:
+        """The connection of seat ``i`` (not opened yet)."""
+        return Client(self.plan.url, client=f"load-{self.index}-{i}", request_timeout=60)
+
     async def connect(self) -> None:
-        self.clients = [
-            Client(self.plan.url, client=f"load-{self.index}-{i}", request_timeout=60) for i in range(self.plan.seats)
-        ]
+        self.clients = [self.client(i) for i in range(self.plan.seats)]
         await asyncio.gather(*(c.connect() for c in self.clients))
         self.stats.connections += len(self.clients)
         self.used = 0
@@ -170,7 +173,11 @@ class TableSlot:
             return self.plan.game
         return GAMES[(self.index + self.games) % len(GAMES)]
 
-    async def play_game(self) -> None:
+    def bot(self, checker: LeakChecker, client: Client, table: str, seat: int, strategy: Strategy) -> LoadBot:
+        return LoadBot(self.stats, self.clock, checker, client, table, seat, strategy, self.rng)
+
+    async def seat_table(self) -> tuple[str, list[LoadBot]]:
+        """A new table, every seat taken by one of this slot's connections with its bot; not started yet."""
         limit = self.clients[0].welcome.limits.max_tables_per_connection if self.clients[0].welcome else 32
         if self.used + 2 > limit:  # the table creator both creates and follows: recycle the connections
             await self.close()
@@ -180,13 +187,20 @@ class TableSlot:
         creator = self.clients[0]
         table = await creator.create(game, self.plan.seats)
         self.used += 2
-        self.clock = clock = Clock(self.plan.seats)
+        self.clock = Clock(self.plan.seats)
         bots = []
         for i, client in enumerate(self.clients):
             held = await client.join(table, f"bot{i}", i)
-            checker = LeakChecker(game, held.seat, {})
-            bots.append(LoadBot(self.stats, clock, checker, client, table, held.seat, strategy[i], self.rng))
-        await creator.start(table)
+            bots.append(self.bot(LeakChecker(game, held.seat, {}), client, table, held.seat, strategy[i]))
+        return table, bots
+
+    async def play_game(self) -> None:
+        table, bots = await self.seat_table()
+        await self.clients[0].start(table)
+        await self.play(table, bots)
+
+    async def play(self, table: str, bots: list[LoadBot]) -> None:
+        """Play the started ``table`` to its end."""
         await asyncio.gather(*(bot.play() for bot in bots))
         for client in self.clients:
             client.forget(table)
@@ -279,7 +293,7 @@ class Watched:
 
 
 # -- the run -------------------------------------------------------------------------------------------------
-async def _watchdog(slots: list[TableSlot], limit: float) -> None:
+async def watchdog(slots: Sequence[TableSlot], limit: float) -> None:
     while True:
         await asyncio.sleep(1.0)
         for slot in slots:
@@ -321,7 +335,7 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
     stop = asyncio.Event()
     runners = [asyncio.create_task(slot.run(stop)) for slot in slots]
-    runners.append(asyncio.create_task(_watchdog(slots, plan.game_timeout)))
+    runners.append(asyncio.create_task(watchdog(slots, plan.game_timeout)))
     live = sys.stderr.isatty()
     started = time.perf_counter()
     stats.recording = True
