@@ -26,13 +26,27 @@ from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError
+from redis.exceptions import BusyLoadingError, NoScriptError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.messages import SeatInfo
+
+# What redis-py raises while the store is unreachable or still loading its data (say, it restarts): a passing
+# state, so it is logged without a traceback (``log_failure``) and the client is told to send again.
+STORE_DOWN = (RedisConnectionError, RedisTimeoutError, BusyLoadingError)
 
 OPEN_TABLES = "hauntd:open"  # sorted set of public lobby tables (score: creation time); a hint, re-checked
 DUE = "hauntd:due"  # sorted set of tables by their earliest deadline (see server/schedule.py)
 TABLE_TTL = 7 * 24 * 3600  # seconds a table outlives its last change
+
+
+def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
+    """Log a failure: a warning without traceback while the store is down, an error with its traceback otherwise."""
+    if isinstance(exc, STORE_DOWN):
+        logger.warning(event, store_down=f"{type(exc).__name__}: {exc}", **fields)
+    else:
+        logger.error(event, exc_info=exc, **fields)
 
 
 def key(table: str) -> str:
