@@ -25,7 +25,7 @@ import itertools
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -280,10 +280,10 @@ class Client:
 
     async def join(self, table: str, name: str, seat: int | None = None) -> Seat:
         """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator."""
-        reply: Joined = await self._expect(Join(table=table, name=name, seat=seat), Joined)
+        with self._following(table):
+            reply: Joined = await self._expect(Join(table=table, name=name, seat=seat), Joined)
         held = Seat(reply.table, reply.seat, reply.token)
         self.seats[table] = held
-        self.last_seq.setdefault(table, 0)
         return held
 
     async def leave(self, table: str) -> int:
@@ -293,9 +293,11 @@ class Client:
 
     async def watch(self, table: str) -> Snapshot:
         """Follow a table as a spectator; returns its snapshot (also delivered on the iterator)."""
+        msg = Watch(table=table, last_seq=self.last_seq.get(table))
         self.watching.add(table)
         try:
-            snapshot: Snapshot = await self._expect(Watch(table=table, last_seq=self.last_seq.get(table)), Snapshot)
+            with self._following(table):
+                snapshot: Snapshot = await self._expect(msg, Snapshot)
         except BaseException:
             self.watching.discard(table)
             raise
@@ -307,9 +309,10 @@ class Client:
 
     async def resume(self, table: str, token: str, seat: int | None = None) -> Snapshot:
         """Take up a seat held elsewhere (its token), from the last seq this client delivered."""
-        snapshot: Snapshot = await self._expect(
-            Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0)), Snapshot
-        )
+        with self._following(table):
+            snapshot: Snapshot = await self._expect(
+                Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0)), Snapshot
+            )
         self.seats[table] = Seat(table, snapshot.seat if snapshot.seat is not None else -1, token)
         return snapshot
 
@@ -348,9 +351,23 @@ class Client:
         self._ws.transport.abort()
         return True
 
+    @contextlib.contextmanager
+    def _following(self, table: str) -> Iterator[None]:
+        """Deliver ``table``'s updates from now on (they are delivered only for tables in ``last_seq``: not for a
+        table forgotten while the server still sends); undone if the request fails."""
+        known = table in self.last_seq
+        self.last_seq.setdefault(table, 0)
+        try:
+            yield
+        except BaseException:
+            if not known:
+                self.last_seq.pop(table, None)
+            raise
+
     def forget(self, table: str) -> None:
-        """Drop what this client keeps of ``table`` (e.g. once its game is over): it is no longer resumed after
-        a reconnect.  The server still counts the table against this connection's limit until it closes."""
+        """Drop what this client keeps of ``table`` (e.g. once its game is over): its updates are no longer
+        delivered and it is not resumed after a reconnect.  The server still counts the table against this
+        connection's limit until it closes."""
         self.seats.pop(table, None)
         self.watching.discard(table)
         self.last_seq.pop(table, None)
@@ -418,8 +435,10 @@ class Client:
             future = self._pending[ref][0]
             if not future.done():
                 future.set_result(msg)
+        if isinstance(msg, Events | Snapshot | GameOver) and msg.table not in self.last_seq:
+            return  # a table this client does not follow (any more)
         if isinstance(msg, Events):
-            last = self.last_seq.get(msg.table, 0)
+            last = self.last_seq[msg.table]
             if msg.seq <= last:
                 self.repeats += 1
                 return  # already delivered
