@@ -41,11 +41,11 @@ import redis.asyncio as aioredis
 
 from clients.bots.base import Strategy
 from clients.leaks import LeakChecker
-from clients.loadtest import LoadBot, Plan, Stats, TableSlot, raise_open_files, watchdog
+from clients.loadtest import LoadBot, Plan, Stats, TableSlot, watchdog
 from clients.sdk import Client, ConnectionLost, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg, Snapshot
-from server.app import relax_gc
+from server.app import raise_open_files, relax_gc
 from server.embedded import EmbeddedValkey
 from server.launch import ServerProcess
 from server.store import Store

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import random
 import secrets
@@ -187,8 +188,15 @@ class Client:
             compression=None,
             create_connection=_Socket,
         )
+        assert isinstance(ws, _Socket)
+        greeted: asyncio.Future[ServerMsg] = asyncio.get_running_loop().create_future()
+        ws.on_frame = functools.partial(self._on_frame, ws, greeted)  # from the very first frame
         await ws.send(codec.encode(Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")), text=True)
-        reply = codec.decode_server(await asyncio.wait_for(ws.recv(), self.request_timeout))
+        try:
+            reply = await asyncio.wait_for(greeted, self.request_timeout)
+        except BaseException:
+            await ws.close()
+            raise
         if isinstance(reply, Error):
             await ws.close()
             raise ServerError(reply.code, reply.message)
@@ -196,8 +204,6 @@ class Client:
             await ws.close()
             raise ServerError("internal", f"expected welcome, got {type(reply).__name__}")
         self.welcome = reply
-        assert isinstance(ws, _Socket)
-        ws.on_frame = self._on_frame
         self._ws = ws
         self._connected.set()
 
@@ -421,13 +427,20 @@ class Client:
             self._fail_pending(exc, everything=True)
             self._inbox.put_nowait(exc)
 
-    def _on_frame(self, frame: bytes | bytearray | memoryview) -> None:
+    def _on_frame(self, ws: _Socket, greeted: asyncio.Future[ServerMsg], frame: bytes | bytearray | memoryview) -> None:
+        """One text frame from ``ws``: the first answers the hello (``greeted``), the rest are dispatched."""
         try:
-            self._dispatch(codec.decode_server(frame))
+            msg = codec.decode_server(frame)
+            if not greeted.done():
+                greeted.set_result(msg)
+            else:
+                self._dispatch(msg)
         except Exception as exc:  # the server sent what this client cannot read: it ends the client
-            if self._failure is None and self._ws is not None:
+            if not greeted.done():
+                greeted.set_exception(exc)
+            elif self._failure is None:
                 self._failure = exc
-                self._ws.transport.abort()
+                ws.transport.abort()
 
     def _dispatch(self, msg: ServerMsg) -> None:
         ref = getattr(msg, "ref", None)
@@ -547,9 +560,53 @@ def _time_out(future: asyncio.Future[Any]) -> None:
 
 class _Socket(ClientConnection):
     """websockets' client connection handing each complete text frame straight to ``on_frame`` once it is set:
-    no reader task and no message queue between the socket and the client (the hot path of every bot)."""
+    no reader task, no message queue and no per-frame objects between the socket and the client (the hot path
+    of every bot).  Only the server's unfragmented text frames are read here (RFC 6455 5.2: FIN, no RSV bits,
+    opcode 1, unmasked); any other frame (ping, pong, close, a fragment) goes whole to websockets' own parser,
+    which therefore always starts at a frame boundary, and everything does once the connection is closing."""
 
     on_frame: Callable[[bytes | bytearray | memoryview], None] | None = None
+    _rest = b""  # the start of a frame not yet complete
+
+    def data_received(self, data: bytes) -> None:
+        on_frame = self.on_frame
+        if on_frame is None or self.protocol.state is not State.OPEN:
+            super().data_received(self._rest + data if self._rest else data)
+            self._rest = b""
+            return
+        buf = self._rest + data if self._rest else data
+        pos, end = 0, len(buf)
+        while end - pos >= 2:
+            size, head = buf[pos + 1], 2
+            if size == 126:
+                if end - pos < 4:
+                    break
+                size, head = int.from_bytes(buf[pos + 2 : pos + 4], "big"), 4
+            elif size == 127:
+                if end - pos < 10:
+                    break
+                size, head = int.from_bytes(buf[pos + 2 : pos + 10], "big"), 10
+            elif size > 127:  # a masked frame, which no server sends: websockets' parser fails the connection
+                self._rest = b""
+                super().data_received(buf[pos:])
+                return
+            stop = pos + head + size
+            if stop > end:
+                break
+            if buf[pos] == 0x81:
+                on_frame(buf[pos + head : stop])
+            else:
+                super().data_received(buf[pos:stop])
+                if self.protocol.state is not State.OPEN:
+                    pos = stop
+                    break
+            pos = stop
+        rest = buf[pos:]
+        self._rest = b""
+        if rest and self.protocol.state is not State.OPEN:
+            super().data_received(rest)
+        else:
+            self._rest = rest
 
     def process_event(self, event: Event) -> None:
         on_frame = self.on_frame

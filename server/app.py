@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import resource
 import secrets
 import signal
 from collections.abc import Awaitable, Callable
@@ -156,6 +157,15 @@ def _finish(stop: asyncio.Future[None]) -> None:
         stop.set_result(None)
 
 
+def raise_open_files() -> int:
+    """Raise this process's open-files limit to its hard limit (children inherit it): a socket per connection.
+    Returns the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
 def relax_gc() -> None:
     """Almost everything a server allocates per message dies by reference counting, yet the cyclic collector
     ran every 700 allocations and its older passes walked a heap of thousands of connections, stalling the
@@ -175,6 +185,7 @@ def run_forever(settings: Settings) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, _finish, stop)
         relax_gc()
+        log.info("open_files_limit", limit=raise_open_files())
         await App(settings).run(stop)
 
     asyncio.run(main())
