@@ -213,9 +213,12 @@ class Cluster:
         if self.valkey is not None:
             self.valkey.stop()
 
-    async def kill_server(self, rng: random.Random) -> None:
-        """SIGKILL one server, then start it again on its port after a moment."""
-        server = rng.choice(self.servers)
+    async def kill_server(self, rng: random.Random, clients: list[Client]) -> None:
+        """SIGKILL a server drawn in proportion to the clients connected to it (a kill always cuts some), then
+        start it again on its port after a moment."""
+        held = Counter(client.url for client in clients if client.connected)
+        weights = [held[server.url] + 0.01 for server in self.servers]
+        server = rng.choices(self.servers, weights)[0]
         server.kill()
         await asyncio.sleep(rng.uniform(0.2, 1.5))
         await server.start_async()
@@ -264,7 +267,7 @@ async def _harm(cluster: Cluster, slots: list[ChaosSlot], ledger: Ledger, harm: 
     for at, what in sorted(plan):
         await asyncio.sleep(max(0.0, begin + at - time.monotonic()))
         if what == "kill":
-            await cluster.kill_server(rng)
+            await cluster.kill_server(rng, [client for slot in slots for client in slot.clients])
             ledger.kills += 1
         elif await cluster.restart_store(rng):
             ledger.redis_restarts += 1

@@ -8,8 +8,8 @@
                 outcome = await c.act(table, msg.legal[0])   # Accepted | Rejected
 
 Requests are matched to replies by ``ref``.  Table updates reach the iterator exactly once and in ``seq``
-order: after a dropped connection the client reconnects with backoff (to the next of its URLs when given
-several and the last one fails), resumes every seat it holds and every table it watches from the last ``seq``
+order: after a dropped connection the client reconnects with backoff (to the first of its URLs that answers,
+when given several), resumes every seat it holds and every table it watches from the last ``seq``
 it delivered (again, while the server answers that it cannot now), and re-sends unanswered actions with their
 original command ids (the server applies a command at most once).  An action the server could not handle for
 a passing reason (``internal``: its store was unreachable; ``busy``) is sent again with the same command id.
@@ -99,7 +99,7 @@ def to_builtins(value: Any) -> Any:
 
 class Client:
     """One connection to a hauntd server, reconnecting by itself until ``close()``.  ``url`` may list several
-    servers of one store: the client connects to the first and, when a reconnect attempt fails, tries the next."""
+    servers of one store: each time, the client connects to the first that answers, in order."""
 
     def __init__(
         self,
@@ -136,6 +136,11 @@ class Client:
         self._connected = asyncio.Event()
         self._closing = False
         self._restoring: asyncio.Task[None] | None = None
+
+    @property
+    def connected(self) -> bool:
+        """Whether the connection is open now (not dropped, not reconnecting)."""
+        return self._connected.is_set()
 
     @property
     def url(self) -> str:
@@ -352,7 +357,7 @@ class Client:
     def drop(self) -> bool:
         """Cut the connection as a network failure would (no close handshake): the client reconnects and
         resumes by itself.  For tests and ``hauntd chaos``; False when there was no connection to cut."""
-        if self._ws is None or not self._connected.is_set():
+        if self._ws is None or not self.connected:
             return False
         self._ws.transport.abort()
         return True
@@ -488,6 +493,7 @@ class Client:
         self._fail_pending(ConnectionLost("connection dropped"), everything=False)
         if self._restoring is not None:
             self._restoring.cancel()
+        self._at = 0  # the first server again, if it answers
         while not self._closing:
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(self.backoff[1], delay * 2)
