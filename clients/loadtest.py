@@ -218,8 +218,12 @@ class TableSlot:
                 code = exc.code if isinstance(exc, ServerError) else "stalled" if self.stalled else type(exc).__name__
                 self.stats.errors[code] += 1
                 self.stalled = False
-                await self.close()
-                await self.connect()
+                await self.reconnect()
+
+    async def reconnect(self) -> None:
+        """Fresh connections for the next game, after one failed."""
+        await self.close()
+        await self.connect()
 
     def watch(self, limit: float) -> None:
         """Cancel the game when none of its seats has received anything for ``limit`` seconds."""
@@ -412,23 +416,40 @@ def loadtest(
     return report
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)")
-    parser.add_argument("--spawn", action="store_true", help="start a hauntd serve with an embedded store instead")
+def add_table_arguments(parser: argparse.ArgumentParser, *, game: str, game_timeout: float) -> None:
+    """The options of the tables and their bots (``hauntd chaos`` has them too); ``plan_from_args`` reads them."""
     parser.add_argument("--tables", type=int, default=10, help="tables playing at once (default: %(default)s)")
     parser.add_argument("--seats", type=int, default=4, help="seats per table (default: %(default)s)")
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (default: %(default)s)")
     parser.add_argument(
-        "--game", default="mansion", choices=[*sorted(games()), "mix"], help="game played (default: %(default)s)"
+        "--game", default=game, choices=[*sorted(games()), "mix"], help="game played (default: %(default)s)"
     )
     parser.add_argument("--strategy", default="random", help="bot strategy (default: %(default)s, the cheapest)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default: %(default)s)")
     parser.add_argument(
         "--game-timeout",
         type=float,
-        default=60.0,
+        default=game_timeout,
         help="a game whose seats receive nothing for this long counts as stalled (default: %(default)s)",
     )
+
+
+def plan_from_args(args: argparse.Namespace, url: str) -> Plan:
+    return Plan(
+        url=url,
+        tables=args.tables,
+        seats=args.seats,
+        game=args.game,
+        strategy=args.strategy,
+        seed=args.seed,
+        game_timeout=args.game_timeout,
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)")
+    parser.add_argument("--spawn", action="store_true", help="start a hauntd serve with an embedded store instead")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (default: %(default)s)")
+    add_table_arguments(parser, game="mansion", game_timeout=60.0)
     parser.add_argument("--baseline", choices=["echo"], default=None, help="also measure a bare websockets echo")
     parser.add_argument(
         "--baseline-seconds", type=float, default=None, help="seconds of the echo baseline (default: duration, ≤10)"
@@ -438,18 +459,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    plan = Plan(
-        url=args.url,
-        tables=args.tables,
-        seats=args.seats,
-        game=args.game,
-        strategy=args.strategy,
-        seed=args.seed,
-        game_timeout=args.game_timeout,
-    )
     baseline_seconds = args.baseline_seconds if args.baseline_seconds is not None else min(args.duration, 10.0)
     report = loadtest(
-        plan,
+        plan_from_args(args, args.url),
         args.duration,
         spawn=args.spawn,
         baseline=args.baseline,
