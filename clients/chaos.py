@@ -67,7 +67,6 @@ class Ledger:
     kills: int = 0
     redis_restarts: int = 0
     dropped: int = 0
-    reconnects: int = 0  # from connections closed so far
 
 
 class ChaosBot(LoadBot):
@@ -111,7 +110,6 @@ class ChaosSlot(TableSlot):
         for client in self.clients:
             self.ledger.jumps += client.gaps
             self.ledger.repeats += client.repeats
-            self.ledger.reconnects += client.reconnects
         await super().close()
 
     def bot(self, checker: LeakChecker, client: Client, table: str, seat: int, strategy: Strategy) -> LoadBot:
@@ -122,6 +120,8 @@ class ChaosSlot(TableSlot):
             table, bots = await self.seat_table()
         except _SETUP_FAILURES as exc:  # before the start: give the table up and set up another
             self._count(exc)
+            if not self.connected:  # it failed renewing the connections: new ones next time
+                await self.close()
             for client in self.clients:
                 client.seats.clear()
                 client.last_seq.clear()
@@ -156,22 +156,6 @@ class ChaosSlot(TableSlot):
     async def run(self, stop: asyncio.Event) -> None:
         self.stop = stop
         await super().run(stop)
-
-    async def reconnect(self) -> None:
-        """New connections for the next game, waiting while no server answers."""
-        await self.close()
-        delay = 0.1
-        while True:
-            try:
-                await self.connect()
-                return
-            except (OSError, TimeoutError, ServerError) as exc:
-                self._count(exc)
-                for client in self.clients:
-                    await client.close()
-                self.clients = []
-                await asyncio.sleep(delay)
-                delay = min(2.0, delay * 2)
 
 
 class Cluster:
@@ -281,7 +265,7 @@ async def _progress(stats: Stats, ledger: Ledger, slots: list[ChaosSlot], starte
     while True:
         await asyncio.sleep(every)
         rate, last = (stats.actions - last) / every, stats.actions
-        reconnects = ledger.reconnects + sum(c.reconnects for slot in slots for c in slot.clients)
+        reconnects = stats.reconnects + sum(c.reconnects for slot in slots for c in slot.clients)
         line = (
             f"{time.monotonic() - started:5.0f}/{duration:.0f}s  games {len(ledger.completed)}/{len(ledger.started)}"
             f"  actions {stats.actions} ({rate:.0f}/s)  kills {ledger.kills}  redis {ledger.redis_restarts}"
@@ -369,7 +353,7 @@ async def _chaos(
         "kills": ledger.kills,
         "redis_restarts": ledger.redis_restarts,
         "dropped_connections": ledger.dropped,
-        "reconnects": ledger.reconnects,
+        "reconnects": stats.reconnects,
         "logged_updates": checked["logged_updates"],
         "lost_actions": checked["lost_actions"],
         "duplicate_actions": checked["duplicate_actions"],

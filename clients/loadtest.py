@@ -41,7 +41,7 @@ GAMES = ("mansion", "spook", "ghost-at-home")
 
 @dataclass
 class Stats:
-    """Everything the bots of all tables measured, plus the per-second window the progress line shows."""
+    """Everything the bots of all tables measured (the progress line reads it as it grows)."""
 
     actions: int = 0
     games: int = 0
@@ -53,6 +53,7 @@ class Stats:
     leaks: int = 0
     leak_examples: list[str] = field(default_factory=list)
     connections: int = 0
+    reconnects: int = 0  # connections the SDK re-opened (and resumed) after a drop
     recording: bool = False  # counting only inside the measured window
 
     def leak(self, where: str) -> None:
@@ -150,6 +151,7 @@ class TableSlot:
         self.clock = Clock(plan.seats)
         self.game: asyncio.Task[None] | None = None
         self.stalled = False
+        self.connected = False
 
     def client(self, i: int) -> Client:
         """The connection of seat ``i`` (not opened yet)."""
@@ -159,12 +161,16 @@ class TableSlot:
         self.clients = [self.client(i) for i in range(self.plan.seats)]
         await asyncio.gather(*(c.connect() for c in self.clients))
         self.stats.connections += len(self.clients)
+        self.connected = True
         self.used = 0
 
     async def close(self) -> None:
         for client in self.clients:
+            self.stats.reconnects += client.reconnects
             await client.close()
-        self.stats.connections -= len(self.clients)
+        if self.connected:
+            self.stats.connections -= len(self.clients)
+        self.connected = False
         self.clients = []
 
     def _game(self) -> str:
@@ -208,9 +214,12 @@ class TableSlot:
             self.stats.games += 1
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Game after game; an error is counted by its code and the table starts over on new connections."""
         while not stop.is_set():
-            self.game = asyncio.create_task(self.play_game())
             try:
+                if not self.connected:
+                    await self.connect()
+                self.game = asyncio.create_task(self.play_game())
                 await self.game
             except (ServerError, ConnectionLost, TimeoutError, OSError, asyncio.CancelledError) as exc:
                 if isinstance(exc, asyncio.CancelledError) and not self.stalled:
@@ -218,12 +227,8 @@ class TableSlot:
                 code = exc.code if isinstance(exc, ServerError) else "stalled" if self.stalled else type(exc).__name__
                 self.stats.errors[code] += 1
                 self.stalled = False
-                await self.reconnect()
-
-    async def reconnect(self) -> None:
-        """Fresh connections for the next game, after one failed."""
-        await self.close()
-        await self.connect()
+                await self.close()
+                await asyncio.sleep(0.5)
 
     def watch(self, limit: float) -> None:
         """Cancel the game when none of its seats has received anything for ``limit`` seconds."""
@@ -372,6 +377,7 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
         "latency_ms": _percentiles(stats.latency),
         "event_latency_ms": _percentiles(stats.event_latency),
         "errors": dict(stats.errors),
+        "reconnects": stats.reconnects,
         "rejections": dict(stats.rejections),
         "leaks": stats.leaks,
         "leak_examples": stats.leak_examples,

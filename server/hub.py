@@ -2,8 +2,10 @@
 
 A hub delivers every committed update exactly once and in ``seq`` order to each local follower: a notice with
 the next ``seq`` is delivered as it comes; a gap (a lost notice, a reconnect to Redis) is filled from the log
-with ``XRANGE`` first.  Each update is redacted by the engine and encoded once per *audience* (each seat,
-spectators), never per socket.  The hub also keeps the latest known record for the commands of this process
+with ``XRANGE`` first.  An update this process committed itself is delivered at once from the objects it has
+(``Live``) and its notice, which names this process's store, is skipped.  Each update is redacted by the engine
+and encoded once per *audience* (each seat, spectators), never per socket, as one ``events`` frame holding the
+prompts during play.  The hub also keeps the latest known record for the commands of this process
 (so an action costs one Redis round trip).  Deadlines are not kept here but in Redis (``server/schedule.py``).
 """
 

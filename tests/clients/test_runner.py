@@ -18,7 +18,7 @@ from tests.server.conftest import ServerProcess
 HAUNTD = [sys.executable, "-m", "server.cli"]
 
 
-PLAYS = [("mansion", "random"), ("ghost-at-home", "greedy"), ("spook", "random")]
+PLAYS = [("mansion", "greedy"), ("ghost-at-home", "greedy"), ("spook", "greedy")]
 
 
 @pytest.mark.parametrize(("game", "strategy"), PLAYS)
