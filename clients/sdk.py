@@ -155,7 +155,7 @@ class Client:
             try:
                 await self._open()
                 break
-            except (OSError, InvalidHandshake, TimeoutError):
+            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
                 if tried == len(self.urls) - 1:
                     raise
                 self._at = (self._at + 1) % len(self.urls)
@@ -196,12 +196,20 @@ class Client:
         assert isinstance(ws, _Socket)
         greeted: asyncio.Future[ServerMsg] = asyncio.get_running_loop().create_future()
         ws.on_frame = functools.partial(self._on_frame, ws, greeted)  # from the very first frame
-        await ws.send(codec.encode(Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")), text=True)
+        closed = asyncio.ensure_future(ws.wait_closed())
         try:
-            reply = await asyncio.wait_for(greeted, self.request_timeout)
+            hello = Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")
+            await ws.send(codec.encode(hello), text=True)
+            # the welcome, unless the connection closes first (its server killed meanwhile, say)
+            await asyncio.wait((greeted, closed), timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED)
+            if not greeted.done():
+                raise ConnectionLost("closed before the welcome") if closed.done() else TimeoutError("no welcome")
+            reply = greeted.result()
         except BaseException:
             await ws.close()
             raise
+        finally:
+            closed.cancel()
         if isinstance(reply, Error):
             await ws.close()
             raise ServerError(reply.code, reply.message)

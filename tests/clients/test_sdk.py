@@ -106,3 +106,22 @@ def test_updates_of_a_forgotten_table_are_neither_delivered_nor_taken_for_a_gap(
     client.forget("T")
     client._dispatch(Events(table="T", seq=7))  # the server still sends: the connection follows it until closed
     assert client._inbox.qsize() == 1 and client.gaps == 0 and client.repeats == 0 and "T" not in client.watching
+
+
+async def test_a_server_gone_before_its_welcome_is_left_at_once_for_the_next(server: ServerProcess) -> None:
+    """Found by hauntd chaos: a client reconnecting to a server killed right after the handshake waited for a
+    welcome that could never come until its request timeout (60 s for the load test's bots)."""
+
+    async def dies(ws: ServerConnection) -> None:
+        await ws.recv()  # the hello
+        ws.transport.abort()  # as a SIGKILL would
+
+    async with serve(dies, "127.0.0.1", 0, compression=None) as doomed:
+        port = doomed.sockets[0].getsockname()[1]
+        client = Client([f"ws://127.0.0.1:{port}", server.url], request_timeout=30)
+        try:
+            async with asyncio.timeout(5):
+                await client.connect()
+            assert client.url == server.url
+        finally:
+            await client.close()
