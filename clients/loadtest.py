@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,10 +153,12 @@ class TableSlot:
         self.stalled = False
         self.connected = False
 
+    def client(self, i: int) -> Client:
+        """The connection of seat ``i`` (not opened yet)."""
+        return Client(self.plan.url, client=f"load-{self.index}-{i}", request_timeout=60)
+
     async def connect(self) -> None:
-        self.clients = [
-            Client(self.plan.url, client=f"load-{self.index}-{i}", request_timeout=60) for i in range(self.plan.seats)
-        ]
+        self.clients = [self.client(i) for i in range(self.plan.seats)]
         await asyncio.gather(*(c.connect() for c in self.clients))
         self.stats.connections += len(self.clients)
         self.connected = True
@@ -175,7 +178,11 @@ class TableSlot:
             return self.plan.game
         return GAMES[(self.index + self.games) % len(GAMES)]
 
-    async def play_game(self) -> None:
+    def bot(self, checker: LeakChecker, client: Client, table: str, seat: int, strategy: Strategy) -> LoadBot:
+        return LoadBot(self.stats, self.clock, checker, client, table, seat, strategy, self.rng)
+
+    async def seat_table(self) -> tuple[str, list[LoadBot]]:
+        """A new table, every seat taken by one of this slot's connections with its bot; not started yet."""
         limit = self.clients[0].welcome.limits.max_tables_per_connection if self.clients[0].welcome else 32
         if self.used + 2 > limit:  # the table creator both creates and follows: recycle the connections
             await self.close()
@@ -185,13 +192,20 @@ class TableSlot:
         creator = self.clients[0]
         table = await creator.create(game, self.plan.seats)
         self.used += 2
-        self.clock = clock = Clock(self.plan.seats)
+        self.clock = Clock(self.plan.seats)
         bots = []
         for i, client in enumerate(self.clients):
             held = await client.join(table, f"bot{i}", i)
-            checker = LeakChecker(game, held.seat, {})
-            bots.append(LoadBot(self.stats, clock, checker, client, table, held.seat, strategy[i], self.rng))
-        await creator.start(table)
+            bots.append(self.bot(LeakChecker(game, held.seat, {}), client, table, held.seat, strategy[i]))
+        return table, bots
+
+    async def play_game(self) -> None:
+        table, bots = await self.seat_table()
+        await self.clients[0].start(table)
+        await self.play(table, bots)
+
+    async def play(self, table: str, bots: list[LoadBot]) -> None:
+        """Play the started ``table`` to its end."""
         await asyncio.gather(*(bot.play() for bot in bots))
         for client in self.clients:
             client.forget(table)
@@ -287,7 +301,7 @@ class Watched:
 
 
 # -- the run -------------------------------------------------------------------------------------------------
-async def _watchdog(slots: list[TableSlot], limit: float) -> None:
+async def watchdog(slots: Sequence[TableSlot], limit: float) -> None:
     while True:
         await asyncio.sleep(1.0)
         for slot in slots:
@@ -329,7 +343,7 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
     stop = asyncio.Event()
     runners = [asyncio.create_task(slot.run(stop)) for slot in slots]
-    runners.append(asyncio.create_task(_watchdog(slots, plan.game_timeout)))
+    runners.append(asyncio.create_task(watchdog(slots, plan.game_timeout)))
     live = sys.stderr.isatty()
     started = time.perf_counter()
     stats.recording = True
@@ -408,23 +422,40 @@ def loadtest(
     return report
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)")
-    parser.add_argument("--spawn", action="store_true", help="start a hauntd serve with an embedded store instead")
+def add_table_arguments(parser: argparse.ArgumentParser, *, game: str, game_timeout: float) -> None:
+    """The options of the tables and their bots (``hauntd chaos`` has them too); ``plan_from_args`` reads them."""
     parser.add_argument("--tables", type=int, default=10, help="tables playing at once (default: %(default)s)")
     parser.add_argument("--seats", type=int, default=4, help="seats per table (default: %(default)s)")
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (default: %(default)s)")
     parser.add_argument(
-        "--game", default="mansion", choices=[*sorted(games()), "mix"], help="game played (default: %(default)s)"
+        "--game", default=game, choices=[*sorted(games()), "mix"], help="game played (default: %(default)s)"
     )
     parser.add_argument("--strategy", default="random", help="bot strategy (default: %(default)s, the cheapest)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default: %(default)s)")
     parser.add_argument(
         "--game-timeout",
         type=float,
-        default=60.0,
+        default=game_timeout,
         help="a game whose seats receive nothing for this long counts as stalled (default: %(default)s)",
     )
+
+
+def plan_from_args(args: argparse.Namespace, url: str) -> Plan:
+    return Plan(
+        url=url,
+        tables=args.tables,
+        seats=args.seats,
+        game=args.game,
+        strategy=args.strategy,
+        seed=args.seed,
+        game_timeout=args.game_timeout,
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)")
+    parser.add_argument("--spawn", action="store_true", help="start a hauntd serve with an embedded store instead")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (default: %(default)s)")
+    add_table_arguments(parser, game="mansion", game_timeout=60.0)
     parser.add_argument("--baseline", choices=["echo"], default=None, help="also measure a bare websockets echo")
     parser.add_argument(
         "--baseline-seconds", type=float, default=None, help="seconds of the echo baseline (default: duration, ≤10)"
@@ -434,18 +465,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    plan = Plan(
-        url=args.url,
-        tables=args.tables,
-        seats=args.seats,
-        game=args.game,
-        strategy=args.strategy,
-        seed=args.seed,
-        game_timeout=args.game_timeout,
-    )
     baseline_seconds = args.baseline_seconds if args.baseline_seconds is not None else min(args.duration, 10.0)
     report = loadtest(
-        plan,
+        plan_from_args(args, args.url),
         args.duration,
         spawn=args.spawn,
         baseline=args.baseline,

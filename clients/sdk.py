@@ -8,10 +8,13 @@
                 outcome = await c.act(table, msg.legal[0])   # Accepted | Rejected
 
 Requests are matched to replies by ``ref``.  Table updates reach the iterator exactly once and in ``seq``
-order: after a dropped connection the client reconnects with backoff, resumes every seat it holds and every
-table it watches from the last ``seq`` it delivered, and re-sends unanswered actions with their original
-command ids (the server applies a command at most once).  When the server closes idle connections
-(``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever it has been quiet for a third of that.
+order: after a dropped connection the client reconnects with backoff (to the first of its URLs that answers,
+when given several), resumes every seat it holds and every table it watches from the last ``seq``
+it delivered (again, while the server answers that it cannot now), and re-sends unanswered actions with their
+original command ids (the server applies a command at most once).  An action the server could not handle for
+a passing reason (``internal``: its store was unreachable; ``busy``) is sent again with the same command id.
+When the server closes idle connections (``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever
+it has been quiet for a third of that.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import itertools
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +68,8 @@ from protocol.messages import (
 )
 
 TableUpdate = Events | Snapshot | GameOver
+# Refusals for a passing reason, after which the same command (same id) is sent again.
+RETRYABLE = frozenset({"internal", "busy"})
 
 
 class ServerError(Exception):
@@ -93,18 +98,20 @@ def to_builtins(value: Any) -> Any:
 
 
 class Client:
-    """One connection to a hauntd server, reconnecting by itself until ``close()``."""
+    """One connection to a hauntd server, reconnecting by itself until ``close()``.  ``url`` may list several
+    servers of one store: each time, the client connects to the first that answers, in order."""
 
     def __init__(
         self,
-        url: str,
+        url: str | Sequence[str],
         *,
         client: str = "hauntd-sdk",
         reconnect: bool = True,
         backoff: tuple[float, float] = (0.05, 5.0),
         request_timeout: float = 15.0,
     ) -> None:
-        self.url = url
+        self.urls = [url] if isinstance(url, str) else list(url)
+        self._at = 0  # which of ``urls`` the client connects to
         self.client_name = client
         self.reconnect = reconnect
         self.backoff = backoff
@@ -115,6 +122,7 @@ class Client:
         self.last_seq: dict[str, int] = {}  # table → last seq delivered to the application
         self.reconnects = 0
         self.gaps = 0  # updates that arrived out of order and forced a resync (a correct server sends none)
+        self.repeats = 0  # updates that arrived again after being delivered (a correct server sends none either)
         self._ws: ClientConnection | None = None
         self._refs = itertools.count(1)
         self._cmd_prefix = secrets.token_hex(6)  # command ids: unique per client, so per seat
@@ -127,11 +135,30 @@ class Client:
         self._sent_at = time.monotonic()
         self._connected = asyncio.Event()
         self._closing = False
+        self._restoring: asyncio.Task[None] | None = None
+
+    @property
+    def connected(self) -> bool:
+        """Whether the connection is open now (not dropped, not reconnecting)."""
+        return self._connected.is_set()
+
+    @property
+    def url(self) -> str:
+        """The server this client connects to (now, or next after a drop)."""
+        return self.urls[self._at]
 
     # -- life cycle --------------------------------------------------------------------------------------
     async def connect(self) -> Welcome:
-        """Open the connection and say hello; raises ``ServerError`` (e.g. ``version``) or ``OSError``."""
-        await self._open()
+        """Open the connection (to the first of the URLs that answers) and say hello; raises ``ServerError``
+        (e.g. ``version``) or ``OSError``."""
+        for tried in range(len(self.urls)):
+            try:
+                await self._open()
+                break
+            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
+                if tried == len(self.urls) - 1:
+                    raise
+                self._at = (self._at + 1) % len(self.urls)
         self._reader = asyncio.create_task(self._read_loop())
         self._keeper = asyncio.create_task(self._keepalive())
         assert self.welcome is not None
@@ -139,7 +166,7 @@ class Client:
 
     async def close(self) -> None:
         self._closing = True
-        for task in (self._keeper, self._reader):
+        for task in (self._keeper, self._reader, self._restoring):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -169,12 +196,20 @@ class Client:
         assert isinstance(ws, _Socket)
         greeted: asyncio.Future[ServerMsg] = asyncio.get_running_loop().create_future()
         ws.on_frame = functools.partial(self._on_frame, ws, greeted)  # from the very first frame
-        await ws.send(codec.encode(Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")), text=True)
+        closed = asyncio.ensure_future(ws.wait_closed())
         try:
-            reply = await asyncio.wait_for(greeted, self.request_timeout)
+            hello = Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")
+            await ws.send(codec.encode(hello), text=True)
+            # the welcome, unless the connection closes first (its server killed meanwhile, say)
+            await asyncio.wait((greeted, closed), timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED)
+            if not greeted.done():
+                raise ConnectionLost("closed before the welcome") if closed.done() else TimeoutError("no welcome")
+            reply = greeted.result()
         except BaseException:
             await ws.close()
             raise
+        finally:
+            closed.cancel()
         if isinstance(reply, Error):
             await ws.close()
             raise ServerError(reply.code, reply.message)
@@ -264,10 +299,10 @@ class Client:
 
     async def join(self, table: str, name: str, seat: int | None = None) -> Seat:
         """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator."""
-        reply: Joined = await self._expect(Join(table=table, name=name, seat=seat), Joined)
+        with self._following(table):
+            reply: Joined = await self._expect(Join(table=table, name=name, seat=seat), Joined)
         held = Seat(reply.table, reply.seat, reply.token)
         self.seats[table] = held
-        self.last_seq.setdefault(table, 0)
         return held
 
     async def leave(self, table: str) -> int:
@@ -277,9 +312,11 @@ class Client:
 
     async def watch(self, table: str) -> Snapshot:
         """Follow a table as a spectator; returns its snapshot (also delivered on the iterator)."""
+        msg = Watch(table=table, last_seq=self.last_seq.get(table))
         self.watching.add(table)
         try:
-            snapshot: Snapshot = await self._expect(Watch(table=table, last_seq=self.last_seq.get(table)), Snapshot)
+            with self._following(table):
+                snapshot: Snapshot = await self._expect(msg, Snapshot)
         except BaseException:
             self.watching.discard(table)
             raise
@@ -291,9 +328,10 @@ class Client:
 
     async def resume(self, table: str, token: str, seat: int | None = None) -> Snapshot:
         """Take up a seat held elsewhere (its token), from the last seq this client delivered."""
-        snapshot: Snapshot = await self._expect(
-            Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0)), Snapshot
-        )
+        with self._following(table):
+            snapshot: Snapshot = await self._expect(
+                Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0)), Snapshot
+            )
         self.seats[table] = Seat(table, snapshot.seat if snapshot.seat is not None else -1, token)
         return snapshot
 
@@ -301,8 +339,9 @@ class Client:
         self, table: str, action: Any, *, cmd: str | None = None, seq: int | None = None
     ) -> Accepted | Rejected:
         """Send one engine action (a dict or the engine's struct) for the seat held at ``table``.  ``cmd``
-        defaults to a fresh id; the call survives reconnects and is applied at most once.  With ``seq`` the
-        server rejects the action as ``stale`` unless the table is still at that seq."""
+        defaults to a fresh id; the call survives reconnects and refusals for a passing reason (``RETRYABLE``,
+        sent again for up to ``request_timeout``) and is applied at most once.  With ``seq`` the server rejects
+        the action as ``stale`` unless the table is still at that seq."""
         msg = Act(
             table=table,
             token=self.seats[table].token,
@@ -310,16 +349,44 @@ class Client:
             action=to_builtins(action),
             seq=seq,
         )
+        delay, give_up = self.backoff[0], time.monotonic() + self.request_timeout
         reply = await self._request(msg)
+        while _code(reply) in RETRYABLE and time.monotonic() + delay < give_up and not self._closing:
+            await asyncio.sleep(delay * (0.5 + random.random()))  # e.g. the server's store is restarting
+            delay = min(self.backoff[1], delay * 2)
+            msg.ref = None
+            reply = await self._request(msg)
         if isinstance(reply, Error):
             return Rejected(table=table, cmd=msg.cmd, code=reply.code, message=reply.message, ref=reply.ref)
         if not isinstance(reply, Accepted | Rejected):
             raise ServerError("internal", f"expected accepted or rejected, got {type(reply).__name__}")
         return reply
 
+    def drop(self) -> bool:
+        """Cut the connection as a network failure would (no close handshake): the client reconnects and
+        resumes by itself.  For tests and ``hauntd chaos``; False when there was no connection to cut."""
+        if self._ws is None or not self.connected:
+            return False
+        self._ws.transport.abort()
+        return True
+
+    @contextlib.contextmanager
+    def _following(self, table: str) -> Iterator[None]:
+        """Deliver ``table``'s updates from now on (they are delivered only for tables in ``last_seq``: not for a
+        table forgotten while the server still sends); undone if the request fails."""
+        known = table in self.last_seq
+        self.last_seq.setdefault(table, 0)
+        try:
+            yield
+        except BaseException:
+            if not known:
+                self.last_seq.pop(table, None)
+            raise
+
     def forget(self, table: str) -> None:
-        """Drop what this client keeps of ``table`` (e.g. once its game is over): it is no longer resumed after
-        a reconnect.  The server still counts the table against this connection's limit until it closes."""
+        """Drop what this client keeps of ``table`` (e.g. once its game is over): its updates are no longer
+        delivered and it is not resumed after a reconnect.  The server still counts the table against this
+        connection's limit until it closes."""
         self.seats.pop(table, None)
         self.watching.discard(table)
         self.last_seq.pop(table, None)
@@ -394,10 +461,13 @@ class Client:
             future = self._pending[ref][0]
             if not future.done():
                 future.set_result(msg)
+        if isinstance(msg, Events | Snapshot | GameOver) and msg.table not in self.last_seq:
+            return  # a table this client does not follow (any more)
         if isinstance(msg, Events):
-            last = self.last_seq.get(msg.table, 0)
+            last = self.last_seq[msg.table]
             if msg.seq <= last:
-                return  # already delivered (a resume overlaps what arrived before the drop)
+                self.repeats += 1
+                return  # already delivered
             if msg.seq > last + 1:
                 self.gaps += 1
                 self._resync(msg.table)
@@ -429,27 +499,61 @@ class Client:
     async def _reconnect(self) -> None:
         delay = self.backoff[0]
         self._fail_pending(ConnectionLost("connection dropped"), everything=False)
+        if self._restoring is not None:
+            self._restoring.cancel()
+        self._at = 0  # the first server again, if it answers
         while not self._closing:
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(self.backoff[1], delay * 2)
             try:
                 await self._open()
             except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError, ServerError):
+                self._at = (self._at + 1) % len(self.urls)  # that server may be down: try the next one
                 continue
             self.reconnects += 1
-            ws = self._ws
-            assert ws is not None
-            try:
-                for table, seat in self.seats.items():
-                    resume = Resume(table=table, token=seat.token, last_seq=self.last_seq.get(table, 0))
-                    await ws.send(codec.encode(resume), text=True)
-                for table in self.watching:
-                    await ws.send(codec.encode(Watch(table=table, last_seq=self.last_seq.get(table, 0))), text=True)
-                for _, msg in list(self._pending.values()):
-                    await ws.send(codec.encode(msg), text=True)
-            except ConnectionClosed:
-                continue  # the read loop notices and reconnects again
+            self._restoring = asyncio.create_task(self._restore())
             return
+
+    async def _restore(self) -> None:
+        """After a reconnect: follow every held seat and watched table again from the last ``seq`` delivered,
+        and re-send the requests still unanswered (actions, pings, lists)."""
+        unanswered = [msg for future, msg in self._pending.values() if not future.done()]
+        follows = [asyncio.ensure_future(self._follow_again(table)) for table in [*self.seats, *self.watching]]
+        await asyncio.sleep(0)  # their requests go out first
+        try:
+            for msg in unanswered:
+                await self._send(msg)
+            await asyncio.gather(*follows)
+        finally:
+            for task in follows:
+                task.cancel()
+
+    async def _follow_again(self, table: str) -> None:
+        """Resume the seat held at ``table`` (or watch it) from the last ``seq`` delivered; asked again while the
+        server answers it cannot now (``RETRYABLE``), until the connection drops (the next reconnect asks)."""
+        delay = self.backoff[0]
+        while not self._closing:
+            seat, last = self.seats.get(table), self.last_seq.get(table, 0)
+            msg: ClientMessage
+            if seat is not None:
+                msg = Resume(table=table, token=seat.token, last_seq=last)
+            elif table in self.watching:
+                msg = Watch(table=table, last_seq=last)
+            else:
+                return  # forgotten meanwhile
+            try:
+                reply = await self._request(msg)
+            except ConnectionLost:
+                return
+            except TimeoutError:
+                continue
+            if not isinstance(reply, Error):
+                return
+            if reply.code not in RETRYABLE:
+                self._inbox.put_nowait(reply)  # e.g. the table is gone: the application is told
+                return
+            await asyncio.sleep(delay * (0.5 + random.random()))
+            delay = min(self.backoff[1], delay * 2)
 
     def _fail_pending(self, exc: BaseException, *, everything: bool) -> None:
         """Fail requests waiting for a reply; actions survive a reconnect (they are re-sent) unless
@@ -457,6 +561,10 @@ class Client:
         for future, msg in list(self._pending.values()):
             if not future.done() and (everything or not isinstance(msg, Act | Ping | ListTables)):
                 future.set_exception(exc)
+
+
+def _code(reply: Any) -> str | None:
+    return reply.code if isinstance(reply, Error | Rejected) else None
 
 
 def _time_out(future: asyncio.Future[Any]) -> None:

@@ -26,7 +26,7 @@ class Code(StrEnum):
     TOO_LARGE = "too_large"  # frame over the size limit (the connection is then closed)
     LIMIT = "limit"  # a per-connection limit (tables followed by one connection)
     BUSY = "busy"  # the table kept changing under the command; nothing was applied, try again
-    INTERNAL = "internal"  # a server fault; the command was not applied
+    INTERNAL = "internal"  # a server fault (e.g. the store restarting): send again; an act with the same cmd
 
 
 class ProtocolError(Exception):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 import structlog
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 from websockets.typing import Origin
@@ -56,7 +58,12 @@ class App:
         self.settings = settings
         self.server_id = f"hauntd-{secrets.token_hex(3)}"
         self.metrics = Metrics()
-        pool = aioredis.BlockingConnectionPool.from_url(settings.redis_url, max_connections=64, timeout=10)
+        # A pooled connection the store closed (it restarted) fails the next command sent on it; that command is
+        # sent once more on a new connection.  Safe for every command here: reads, idempotent writes, and
+        # commits, which compare the table's seq and record their command id (a second run does nothing).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            settings.redis_url, max_connections=64, timeout=10, retry=Retry(NoBackoff(), 1)
+        )
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis)
         self.service = TableService(self.store, self.metrics, settings.away_grace)

@@ -17,7 +17,7 @@ import structlog
 
 from server.schedule import Schedule
 from server.service import TableService
-from server.store import Missing, Store
+from server.store import Missing, Store, log_failure
 
 log = structlog.get_logger("hauntd.autoplay")
 
@@ -88,8 +88,8 @@ class Autoplay:
                     task.add_done_callback(self._handling.discard)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("schedule_poll_failed")
+            except Exception as exc:
+                log_failure(log, "schedule_poll_failed", exc)
             if len(claimed) < self.batch:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.poll):  # (not wait_for: on 3.11 it can swallow a cancel)
@@ -112,5 +112,5 @@ class Autoplay:
             await self.service.decide(table, record, seat)
         except asyncio.CancelledError:
             raise
-        except Exception:  # the lease runs out and the table is tried again
-            log.exception("deadline_failed", table=table)
+        except Exception as exc:  # the lease runs out and the table is tried again
+            log_failure(log, "deadline_failed", exc, table=table)

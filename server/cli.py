@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("clients.bots.runner", "a bot that joins a table as an ordinary player and plays until the game is over"),
     "loadtest": ("clients.loadtest", "tables of bots playing whole games at once; prints JSON figures"),
     "fuzz": ("clients.fuzz", "send hostile frames to a live server and check nothing breaks; prints JSON"),
+    "chaos": ("clients.chaos", "bots play while servers, connections and the store are killed; audits the logs"),
 }
 
 

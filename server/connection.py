@@ -46,7 +46,7 @@ from protocol.messages import (
 )
 from server.hub import Hub
 from server.service import seat_of
-from server.store import Missing
+from server.store import Missing, log_failure
 
 if TYPE_CHECKING:
     from server.app import App
@@ -231,12 +231,13 @@ class Connection:
                 self._rejected(msg, exc.code, exc.message)
             else:
                 self.error(exc.code, exc.message, msg.ref)
-        except Exception:
-            self.log.exception("command_failed", type=type(msg).__name__)
+        except Exception as exc:
+            log_failure(self.log, "command_failed", exc, type=type(msg).__name__)
+            text = "server fault (the store may be restarting): send it again"
             if isinstance(msg, Act):
-                self._rejected(msg, Code.INTERNAL, "server fault; nothing was applied")
+                self._rejected(msg, Code.INTERNAL, text + " with the same cmd (applied at most once)")
             else:
-                self.error(Code.INTERNAL, "server fault; nothing was changed", msg.ref)
+                self.error(Code.INTERNAL, text, msg.ref)
         return True
 
     def _rejected(self, msg: Act, code: Code, message: str) -> None:
@@ -262,11 +263,17 @@ class Connection:
             self.app.fanout.release(hub)
 
     async def _follow(self, hub: Hub, audience: int | None, last_seq: int | None, ref: str | None) -> None:
-        if hub.table not in self.follows:
+        new = hub.table not in self.follows
+        if new:
             self._check_limit()
             self.app.fanout.retain(hub)
             self.follows[hub.table] = hub
-        await hub.attach(self, audience, last_seq, ref)
+        try:
+            await hub.attach(self, audience, last_seq, ref)
+        except BaseException:
+            if new:  # not followed after all (the store could not be read): the client asks again
+                self._unfollow(hub.table)
+            raise
 
     def _unfollow(self, table: str) -> None:
         hub = self.follows.pop(table, None)

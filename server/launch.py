@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import signal
@@ -10,6 +11,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from server.embedded import die_with_parent
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +26,7 @@ class ServerProcess:
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     starts: int = field(default=0)
+    tied: bool = False  # SIGTERM it when the thread that starts it ends (see ``die_with_parent``)
 
     @property
     def url(self) -> str:
@@ -34,26 +38,48 @@ class ServerProcess:
 
     def start(self, timeout: float = 20.0) -> None:
         """Start (or restart, on the same port once it has one) and wait for its ``listening`` line."""
+        offset, deadline = self._spawn(), time.monotonic() + timeout
+        while not self._listening(offset, deadline):
+            time.sleep(0.05)
+
+    async def start_async(self, timeout: float = 20.0) -> None:
+        """``start`` without blocking the event loop (clients of this process keep running meanwhile)."""
+        offset, deadline = self._spawn(), time.monotonic() + timeout
+        while not self._listening(offset, deadline):
+            await asyncio.sleep(0.05)
+
+    def _spawn(self) -> int:
+        """Start the process; returns where its lines begin in the log."""
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         args = [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port), *self.args]
         with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=log)
+            tie = die_with_parent if self.tied else None
+            self.process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=log, preexec_fn=tie)
         self.starts += 1
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"hauntd serve exited:\n{self.log_path.read_text()[offset:]}")
-            with self.log_path.open("rb") as log:
-                log.seek(offset)
-                for line in log.read().splitlines():
-                    with contextlib.suppress(ValueError):
-                        entry = json.loads(line)
-                        if entry.get("event") == "listening":
-                            self.port = entry["ports"][0]
-                            return
-            time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(f"hauntd serve did not start:\n{self.log_path.read_text()[offset:]}")
+        return offset
+
+    def _listening(self, offset: int, deadline: float) -> bool:
+        """Whether the ``listening`` line is in the log yet; raises once the process exited or time is up."""
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise RuntimeError(f"hauntd serve exited:\n{self._log_from(offset)}")
+        with self.log_path.open("rb") as log:
+            log.seek(offset)
+            for line in log.read().splitlines():
+                with contextlib.suppress(ValueError):
+                    entry = json.loads(line)
+                    if entry.get("event") == "listening":
+                        self.port = entry["ports"][0]
+                        return True
+        if time.monotonic() > deadline:
+            self.kill()
+            raise RuntimeError(f"hauntd serve did not start:\n{self._log_from(offset)}")
+        return False
+
+    def _log_from(self, offset: int) -> str:
+        with self.log_path.open("rb") as log:
+            log.seek(offset)
+            return log.read().decode(errors="replace")
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process is not None and self.process.poll() is None:

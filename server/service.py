@@ -27,7 +27,7 @@ from protocol.messages import Act, Create, Join, TableInfo
 from server.bots import bot_action, check_strategy
 from server.hub import Hub, Live
 from server.metrics import Metrics
-from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode
+from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode, log_failure
 
 log = structlog.get_logger("hauntd.table")
 
@@ -309,9 +309,15 @@ class TableService:
             try:
                 change = build(record)
             except ProtocolError as exc:
-                if refreshed or exc.code is not Code.AUTH:
+                # The record this process knows may be behind (its notices are late, or were lost while the store
+                # restarted): a refusal (not your turn, a seat not yet known, not every seat taken …) is
+                # judged again on the stored record once.  ``stale`` is exact: it compares with a seq in the past.
+                if refreshed or exc.code is Code.STALE:
                     raise
-                record, refreshed = await hub.refresh(), True  # this process may not have seen the seat yet
+                latest, refreshed = await hub.refresh(), True
+                if latest.seq == record.seq:
+                    raise
+                record = latest
                 continue
             meta, state, batch, live = change
             try:
@@ -324,7 +330,10 @@ class TableService:
             if fresh:  # this process's followers get the update now, not when its own notice comes back
                 committed = Record(seq, meta, state if state is not None else record.state)
                 hub.note(committed)
-                await hub.advance(committed, batch, live)
+                try:
+                    await hub.advance(committed, batch, live)
+                except Exception as exc:  # committed all the same: the hub's resync delivers it once the store answers
+                    log_failure(log, "fanout_deferred", exc, table=hub.table, seq=seq)
             return seq
         raise ProtocolError(Code.BUSY, "the table kept changing; nothing was applied")
 

@@ -4,7 +4,8 @@ Keys of table ``ID`` share the hash tag ``{t:ID}`` so one Lua script touches one
 
 * ``{t:ID}``      hash: ``seq`` (last committed update, 0 = created), ``meta`` (``TableMeta``, MessagePack),
                   ``state`` (``game.encode_state``, absent before the start)
-* ``{t:ID}:log``  Stream: entry ``<seq>-0`` holds field ``b``, the update's ``Batch`` (full, unredacted events)
+* ``{t:ID}:log``  Stream: entry ``<seq>-0`` holds field ``b``, the update's ``Batch`` (full, unredacted events,
+                  who acted and the command key)
 * ``{t:ID}:cmd``  hash: command key → the ``seq`` it committed as (at-most-once ``act``)
 
 Every change is one ``EVALSHA`` of ``COMMIT``: compare ``seq`` (the table's version), write record and state,
@@ -25,13 +26,27 @@ from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError
+from redis.exceptions import BusyLoadingError, NoScriptError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol.messages import SeatInfo
+
+# What redis-py raises while the store is unreachable or still loading its data (say, it restarts): a passing
+# state, so it is logged without a traceback (``log_failure``) and the client is told to send again.
+STORE_DOWN = (RedisConnectionError, RedisTimeoutError, BusyLoadingError)
 
 OPEN_TABLES = "hauntd:open"  # sorted set of public lobby tables (score: creation time); a hint, re-checked
 DUE = "hauntd:due"  # sorted set of tables by their earliest deadline (see server/schedule.py)
 TABLE_TTL = 7 * 24 * 3600  # seconds a table outlives its last change
+
+
+def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
+    """Log a failure: a warning without traceback while the store is down, an error with its traceback otherwise."""
+    if isinstance(exc, STORE_DOWN):
+        logger.warning(event, store_down=f"{type(exc).__name__}: {exc}", **fields)
+    else:
+        logger.error(event, exc_info=exc, **fields)
 
 
 def key(table: str) -> str:
@@ -93,6 +108,7 @@ class Batch(msgspec.Struct, kw_only=True, omit_defaults=True):
     seat: int | None = None  # who acted (None: a lobby change or the start)
     action: msgspec.Raw = msgspec.Raw(b"\xc0")  # the action applied (MessagePack nil: none), for replays
     timeout: bool = False  # the action was the rules' default after a time-out
+    cmd: str | None = None  # the command key it committed under (``c:<seat>:<cmd id>``, ``bot:<seq>`` …), if any
 
 
 class Notice(msgspec.Struct, array_like=True):
@@ -284,6 +300,7 @@ class Store:
         caller delivers the update to this process's followers itself (its notice tells this process to skip
         it); otherwise this process's fan-out delivers it from the notice like any other."""
         meta_bytes = encode(meta)
+        batch.cmd = command  # logged with the update, so the log alone shows each command committed once
         batch_bytes = encode(batch)
         state_bytes = state if state is not None else b""
         notice = encode(Notice(batch_bytes, meta_bytes, state_bytes, self.origin if local else ""))

@@ -1,16 +1,19 @@
-"""The SDK takes text frames straight from websockets' parser: whatever way TCP cuts them up, every text frame
-arrives whole and in order, and the frames it leaves to websockets (a ping here) are still answered."""
+"""The SDK: text frames straight from websockets' parser (whatever way TCP cuts them up, every text frame arrives
+whole and in order, and the frames it leaves to websockets, a ping here, are still answered); and under chaos:
+several server URLs, actions refused for a passing reason, updates of a forgotten table."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
-from clients.sdk import Client
+from clients.sdk import Client, Seat
 from protocol import codec
-from protocol.messages import PROTOCOL_VERSION, Events, Limits, Welcome
+from protocol.messages import PROTOCOL_VERSION, Accepted, Act, ClientMessage, Events, Limits, Rejected, Welcome
+from server.launch import ServerProcess
 
 WELCOME = Welcome(
     version=PROTOCOL_VERSION,
@@ -46,8 +49,79 @@ async def test_frames_cut_anywhere_arrive_whole_and_in_order() -> None:
 
     async with serve(handler, "127.0.0.1", 0, compression=None) as server:
         port = server.sockets[0].getsockname()[1]
-        async with Client(f"ws://127.0.0.1:{port}", reconnect=False) as client:
+        client = Client(f"ws://127.0.0.1:{port}", reconnect=False)
+        client.last_seq["t"] = 0  # as after a join: updates are delivered for the tables the client follows
+        async with client:
             received = [await client.recv(5) for _ in SIZES]
             await asyncio.wait_for(pong.wait(), 5)
     assert [m.seq for m in received] == list(range(1, len(SIZES) + 1))
     assert [len(m.status or "") for m in received] == SIZES
+
+
+async def test_a_client_connects_to_the_first_url_that_answers(server: ServerProcess) -> None:
+    client = Client(["ws://127.0.0.1:9", server.url])  # nothing listens on the discard port
+    try:
+        await client.connect()
+        assert client.url == server.url and client.welcome is not None
+    finally:
+        await client.close()
+
+
+async def test_an_action_refused_as_internal_is_sent_again_with_its_command_id() -> None:
+    client = Client("ws://unused", backoff=(0.001, 0.01))
+    client.seats["T"] = Seat("T", 0, "tok")
+    sent: list[Act] = []
+
+    async def request(msg: ClientMessage, *, timeout: float | None = None) -> Any:
+        assert isinstance(msg, Act)
+        sent.append(msg)
+        if len(sent) < 3:  # the store restarts: twice refused for a passing reason
+            return Rejected(table="T", cmd=msg.cmd, code="internal", message="store down", ref=msg.ref)
+        return Accepted(table="T", cmd=msg.cmd, seq=7, ref=msg.ref)
+
+    client._request = request  # type: ignore[method-assign]
+    outcome = await client.act("T", {"type": "end_turn"}, cmd="c1", seq=6)
+    assert isinstance(outcome, Accepted) and outcome.seq == 7
+    assert [m.cmd for m in sent] == ["c1"] * 3 and all(m.seq == 6 for m in sent)
+
+
+async def test_a_refusal_for_good_is_not_sent_again() -> None:
+    client = Client("ws://unused", backoff=(0.001, 0.01))
+    client.seats["T"] = Seat("T", 0, "tok")
+    sent: list[ClientMessage] = []
+
+    async def request(msg: ClientMessage, *, timeout: float | None = None) -> Any:
+        sent.append(msg)
+        return Rejected(table="T", cmd="c1", code="stale", message="moved on", ref=msg.ref)
+
+    client._request = request  # type: ignore[method-assign]
+    outcome = await client.act("T", {"type": "end_turn"}, cmd="c1", seq=6)
+    assert isinstance(outcome, Rejected) and outcome.code == "stale" and len(sent) == 1
+
+
+def test_updates_of_a_forgotten_table_are_neither_delivered_nor_taken_for_a_gap() -> None:
+    client = Client("ws://unused")
+    client.last_seq["T"] = 4
+    client._dispatch(Events(table="T", seq=5))
+    client.forget("T")
+    client._dispatch(Events(table="T", seq=7))  # the server still sends: the connection follows it until closed
+    assert client._inbox.qsize() == 1 and client.gaps == 0 and client.repeats == 0 and "T" not in client.watching
+
+
+async def test_a_server_gone_before_its_welcome_is_left_at_once_for_the_next(server: ServerProcess) -> None:
+    """Found by hauntd chaos: a client reconnecting to a server killed right after the handshake waited for a
+    welcome that could never come until its request timeout (60 s for the load test's bots)."""
+
+    async def dies(ws: ServerConnection) -> None:
+        await ws.recv()  # the hello
+        ws.transport.abort()  # as a SIGKILL would
+
+    async with serve(dies, "127.0.0.1", 0, compression=None) as doomed:
+        port = doomed.sockets[0].getsockname()[1]
+        client = Client([f"ws://127.0.0.1:{port}", server.url], request_timeout=30)
+        try:
+            async with asyncio.timeout(5):
+                await client.connect()
+            assert client.url == server.url
+        finally:
+            await client.close()

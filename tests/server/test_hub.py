@@ -1,0 +1,102 @@
+"""A hub behind the store (its notices late or lost while the store restarted), and a store that cannot be read:
+what a follower attaching then receives, and how commands are judged.  Found by ``hauntd chaos``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from protocol import codec
+from protocol.errors import ProtocolError
+from protocol.messages import Create, Events, Join, Snapshot
+from server.hub import Hub
+from server.metrics import Metrics
+from server.service import TableService
+from server.store import Store
+
+
+class Socket:
+    """A follower that keeps the frames it is sent, decoded."""
+
+    def __init__(self) -> None:
+        self.got: list[object] = []
+
+    def send(self, frame: bytes) -> None:
+        self.got.append(codec.decode_server(frame))
+
+
+@pytest.fixture
+async def store(store_url: str) -> AsyncIterator[Store]:
+    client = aioredis.Redis.from_url(store_url)
+    yield Store(client)
+    await client.aclose()
+
+
+async def lobby(store: Store, seats: int = 2) -> tuple[TableService, str]:
+    service = TableService(store, Metrics())
+    return service, await service.create(Create(game="mansion", seats=seats))
+
+
+async def test_a_follower_whose_backlog_cannot_be_read_is_not_left_following(store: Store) -> None:
+    service, table = await lobby(store)
+    hub = Hub(table, await store.load(table), store)
+    await service.join(hub, Join(table=table, name="A"))
+    await service.join(hub, Join(table=table, name="B"))
+    assert hub.seq == 2
+
+    async def down(*args: object) -> list[object]:
+        raise RedisConnectionError("the store restarts")
+
+    store.batches = down  # type: ignore[assignment,method-assign]
+    late = Socket()
+    with pytest.raises(RedisConnectionError):
+        await hub.attach(late, 0, 0, "r1")  # it needs updates 1–2 from the log
+    assert late not in hub.followers and late.got == []  # no live update can reach it past the hole
+
+
+async def test_a_client_ahead_of_the_hub_gets_no_older_snapshot_and_nothing_twice(store: Store) -> None:
+    service, table = await lobby(store)
+    behind = Hub(table, await store.load(table), store)  # this process saw seq 0 and nothing since
+    ahead = Hub(table, await store.load(table), store)  # the other process, which committed the joins
+    await service.join(ahead, Join(table=table, name="A"))
+    await service.join(ahead, Join(table=table, name="B"))
+    moved = Socket()
+    await behind.attach(moved, 0, 2, "r1")  # the client saw seq 2 through the other process
+    assert [type(m) for m in moved.got] == [Snapshot] and moved.got[0].seq == 2  # type: ignore[attr-defined]
+    await behind.advance(await store.load(table), None)
+    assert not any(isinstance(m, Events) for m in moved.got)
+
+
+async def test_a_refusal_by_a_hub_behind_the_store_is_judged_again_on_the_stored_record(store: Store) -> None:
+    service, table = await lobby(store)
+    behind = Hub(table, await store.load(table), store)
+    ahead = Hub(table, await store.load(table), store)
+    _, token, _ = await service.join(behind, Join(table=table, name="A"))
+    await service.join(ahead, Join(table=table, name="B"))
+    assert None in behind.latest.meta.names  # this process still thinks a seat is free
+    seq = await service.start(behind, token)  # was refused as `not_started`
+    assert seq == 3 and (await store.load(table)).meta.status == "playing"
+    with pytest.raises(ProtocolError) as refused:
+        await service.start(behind, token)
+    assert refused.value.code == "already_started"
+
+
+async def test_a_refusal_on_the_latest_record_costs_one_read_and_stands(store: Store) -> None:
+    service, table = await lobby(store)
+    hub = Hub(table, await store.load(table), store)
+    _, token, _ = await service.join(hub, Join(table=table, name="A"))
+    loads = 0
+    load = store.load
+
+    async def counted(table: str) -> object:
+        nonlocal loads
+        loads += 1
+        return await load(table)
+
+    store.load = counted  # type: ignore[assignment,method-assign]
+    with pytest.raises(ProtocolError) as refused:
+        await service.start(hub, token)
+    assert refused.value.code == "not_started" and loads == 1
