@@ -10,7 +10,6 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.contract import IllegalAction
 from engine.playout import random_playout
 from engine.rng import seed_from_int
 from engine.spook import GAME
@@ -19,6 +18,7 @@ from engine.spook.board import LOCATIONS, ROOMS
 from engine.spook.cards import DECK, QUEEN, TRAPS, is_ghost
 from engine.spook.events import HuntAbandoned, SpookEvent
 from engine.spook.state import SpookOptions, SpookState
+from tests.engine.refusal import assert_refused
 from tests.engine.spook.helpers import census, make_state
 
 FULL = Counter(DECK)
@@ -150,13 +150,7 @@ def test_apply_accepts_exactly_the_legal_actions_and_a_refusal_changes_nothing(
             for candidate in picker.sample(CANDIDATES, 6):
                 if candidate in legal:
                     continue
-                try:
-                    GAME.apply(state, who, candidate)
-                except IllegalAction as err:
-                    assert err.code in ("not_your_turn", "illegal_move", "game_over")
-                else:
-                    raise AssertionError(f"{candidate} accepted for seat {who} but not in legal_actions")
-                assert GAME.encode_state(state) == before
+                assert_refused(GAME, state, who, candidate)
 
     playout(seats, seed, False, from_midgame, probe)
 
