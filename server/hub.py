@@ -324,6 +324,10 @@ class Fanout:
         del self.hubs[hub.table]
         with contextlib.suppress(Exception):
             await self.pubsub.unsubscribe(channel(hub.table))
+            if hub.table in self.hubs or hub.table in self._pending:
+                # opened again meanwhile: its subscribe may have gone out before this unsubscribe.  The commit
+                # script counts this process among the channel's listeners, so it must listen.
+                await self.pubsub.subscribe(channel(hub.table))
 
     async def _listen(self) -> None:
         while True:

@@ -10,7 +10,9 @@ Keys of table ``ID`` share the hash tag ``{t:ID}`` so one Lua script touches one
 
 Every change is one ``EVALSHA`` of ``COMMIT``: compare ``seq`` (the table's version), write record and state,
 append the batch, record the command, refresh the expiry and ``PUBLISH`` the ``Notice`` on the table's channel,
-all atomically — so a change is persisted before any process sends a byte of it.  For a table with deadlines
+all atomically — so a change is persisted before any process sends a byte of it.  The script builds the notice
+itself, and only when another process listens on the channel (``PUBSUB NUMSUB``): the process that commits
+delivers to its own followers, so a table played on one process costs no notice at all.  For a table with deadlines
 (a time limit or server-run bots) the same step sets its entry in ``DUE`` (``server/schedule.py``), so the
 schedule always matches the committed record: that one global key is why the store wants a single Redis (or
 primary), not a Cluster.
@@ -165,9 +167,11 @@ def decode_notice(data: bytes) -> Notice:
 
 
 # KEYS: record, log, cmds [, due].  ARGV: expected seq, meta, state ('' keeps it), batch, command key ('' none),
-# channel, notice, ttl [, table id, due score ('' removes the table from due)].  Returns {1, seq} committed,
-# {0, seq} conflict, {-1, seq} command already committed, {-2, 0} no such table.
-_COMMIT = """
+# channel, origin, listeners of the channel that need no notice (0 or 1: the committing process), ttl
+# [, table id, due score ('' removes the table from due)].  Returns {1, seq} committed, {0, seq} conflict,
+# {-1, seq} command already committed, {-2, 0} no such table.  The notice is a MessagePack array of three bin
+# fields and a str: ``Notice``.
+_COMMIT = r"""
 local cur = redis.call('HGET', KEYS[1], 'seq')
 if not cur then return {-2, 0} end
 cur = tonumber(cur)
@@ -184,14 +188,18 @@ else
 end
 redis.call('XADD', KEYS[2], seq .. '-0', 'b', ARGV[4])
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], seq) end
-local ttl = tonumber(ARGV[8])
+local ttl = tonumber(ARGV[9])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
 if KEYS[4] then
-  if ARGV[10] ~= '' then redis.call('ZADD', KEYS[4], ARGV[10], ARGV[9]) else redis.call('ZREM', KEYS[4], ARGV[9]) end
+  if ARGV[11] ~= '' then redis.call('ZADD', KEYS[4], ARGV[11], ARGV[10]) else redis.call('ZREM', KEYS[4], ARGV[10]) end
 end
-redis.call('PUBLISH', ARGV[6], ARGV[7])
+if redis.call('PUBSUB', 'NUMSUB', ARGV[6])[2] > tonumber(ARGV[8]) then
+  local function bin(s) return '\198' .. struct.pack('>I4', #s) .. s end
+  local function str(s) return '\217' .. string.char(#s) .. s end
+  redis.call('PUBLISH', ARGV[6], '\148' .. bin(ARGV[4]) .. bin(ARGV[2]) .. bin(ARGV[3]) .. str(ARGV[7]))
+end
 return {1, seq}
 """
 
@@ -297,22 +305,22 @@ class Store:
     ) -> tuple[int, bool]:
         """Commit ``batch`` as update ``expected + 1``.  Returns ``(seq, fresh)``: ``fresh`` is False when
         ``command`` had already committed (as ``seq``).  Raises ``Conflict`` or ``Missing``.  ``local``: the
-        caller delivers the update to this process's followers itself (its notice tells this process to skip
-        it); otherwise this process's fan-out delivers it from the notice like any other."""
+        caller holds the table's hub (so this process listens on its channel) and delivers the update to this
+        process's followers itself: a notice goes out only for other processes, and tells this one to skip it.
+        Otherwise this process's fan-out delivers it from the notice like any other."""
         meta_bytes = encode(meta)
         batch.cmd = command  # logged with the update, so the log alone shows each command committed once
         batch_bytes = encode(batch)
-        state_bytes = state if state is not None else b""
-        notice = encode(Notice(batch_bytes, meta_bytes, state_bytes, self.origin if local else ""))
         keys = [key(table), log_key(table), cmd_key(table)]
         args: list[bytes | str | int] = [
             expected,
             meta_bytes,
-            state_bytes,
+            state if state is not None else b"",
             batch_bytes,
             command or "",
             channel(table),
-            notice,
+            self.origin if local else "",
+            1 if local else 0,
             TABLE_TTL,
         ]
         due = meta.due()

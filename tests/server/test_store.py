@@ -8,7 +8,17 @@ import secrets
 
 import redis.asyncio as aioredis
 
-from server.store import Batch, Conflict, Store, TableMeta
+from server.store import (
+    Batch,
+    Conflict,
+    Notice,
+    Store,
+    TableMeta,
+    channel,
+    decode_batch,
+    decode_notice,
+    encode,
+)
 
 
 def meta() -> TableMeta:
@@ -54,4 +64,43 @@ async def test_concurrent_commits_share_round_trips_and_stay_atomic(store_url: s
             assert [b.seq for b in await store.batches(table, 0, 2)] == [1, 2]
     finally:
         await client.delete(*[k for t in tables for k in (f"{{t:{t}}}", f"{{t:{t}}}:log")])
+        await client.aclose()
+
+
+async def test_a_notice_goes_out_only_to_other_listening_processes(store_url: str) -> None:
+    """The committing process delivers to its own followers; the script publishes the notice (built by the
+    script, decoded as ``Notice``) only when someone else listens, or when the committer asks for it."""
+    client = aioredis.Redis.from_url(store_url)
+    store = Store(client)
+    table = secrets.token_hex(4)
+    mine, other = client.pubsub(), client.pubsub()
+
+    async def notices(pubsub: aioredis.client.PubSub) -> list[Notice]:
+        found = []
+        while (message := await pubsub.get_message(timeout=0.2)) is not None:
+            if message["type"] == "message":
+                found.append(decode_notice(message["data"]))
+        return found
+
+    try:
+        assert await store.create(table, meta())
+        await mine.subscribe(channel(table))  # this process's hub
+        await store.commit(table, 0, meta(), b"state-1", Batch(seq=1, at=0.0))
+        assert await notices(mine) == []  # nobody else listens: no notice at all
+
+        await other.subscribe(channel(table))  # a second process follows the table
+        await store.commit(table, 1, meta(), None, Batch(seq=2, at=0.0), "c:0:x")
+        (notice,) = await notices(other)
+        assert (notice.meta, notice.state, notice.origin) == (encode(meta()), b"", store.origin)
+        assert decode_batch(notice.batch).cmd == "c:0:x"
+        assert await notices(mine) == [notice]  # seen here too, and skipped by its origin
+
+        await other.unsubscribe(channel(table))
+        await store.commit(table, 2, meta(), b"state-3", Batch(seq=3, at=0.0), local=False)
+        (notice,) = await notices(mine)  # a commit this process's fan-out must deliver: always announced
+        assert (notice.state, notice.origin, decode_batch(notice.batch).seq) == (b"state-3", "", 3)
+    finally:
+        await mine.aclose()  # type: ignore[no-untyped-call]
+        await other.aclose()  # type: ignore[no-untyped-call]
+        await client.delete(*(f"{{t:{table}}}{suffix}" for suffix in ("", ":log", ":cmd")))
         await client.aclose()
