@@ -300,16 +300,12 @@ class Connection:
             if msg.table is not None and msg.token is not None:
                 await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)
         elif isinstance(msg, Act):
-            arrived = time.perf_counter()
-            with self._holding():
+            hub = self.follows.get(msg.table)
+            if hub is None:  # acting at a table not followed: rare, so the general path
                 async with self._table(msg.table) as hub:
-                    seat = await _seat(hub, msg.token)
-                    try:
-                        seq = await service.act(hub, seat, msg)
-                    finally:
-                        self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
-                self.app.metrics.actions.inc()
-                self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
+                    await self._act(hub, msg)
+            else:
+                await self._act(hub, msg)
         elif isinstance(msg, Ping):
             self.reply(Pong(time=time.time(), ref=msg.ref))
         elif isinstance(msg, Create):
@@ -341,6 +337,18 @@ class Connection:
             self.reply(Started(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Resume):
             await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)
+
+    async def _act(self, hub: Hub, msg: Act) -> None:
+        """Apply an action; the actor's own update and its ``accepted`` leave in one write."""
+        arrived = time.perf_counter()
+        with self._holding():
+            seat = await _seat(hub, msg.token)
+            try:
+                seq = await self.app.service.act(hub, seat, msg)
+            finally:
+                self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
+            self.app.metrics.actions.inc()
+            self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
 
     async def _resume(self, table: str, token: str, last_seq: int, ref: str | None) -> None:
         async with self._table(table) as hub:

@@ -14,6 +14,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 import msgspec
@@ -60,6 +61,18 @@ def seat_of(meta: TableMeta, token: str) -> int:
     if found < 0:
         raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
     return found
+
+
+@lru_cache(maxsize=1024)
+def _options_problem(game_name: str, seats: int, options: bytes) -> str | None:
+    """Why a game cannot be dealt with these options and seats (None: it can).  Found by dealing one (the
+    rules decide what is valid); remembered, since tables are mostly created with the same few settings."""
+    game = get_game(game_name)
+    try:
+        game.setup(seats, bytes(32), game.decode_options(msgspec.json.decode(options)), "check")
+    except IllegalAction as exc:
+        return exc.detail
+    return None
 
 
 def _illegal(exc: IllegalAction) -> ProtocolError:
@@ -110,10 +123,9 @@ class TableService:
             if msg.bots >= msg.seats:
                 raise ProtocolError(Code.BAD_OPTION, f"at most {msg.seats - 1} bots: a person must sit down too")
             check_strategy(msg.game, msg.bot_strategy)
-        try:
-            game.setup(msg.seats, bytes(32), game.decode_options(msg.options), "check")
-        except IllegalAction as exc:
-            raise ProtocolError(Code.BAD_OPTION, exc.detail) from None
+        problem = _options_problem(msg.game, msg.seats, msgspec.json.encode(msg.options))
+        if problem is not None:
+            raise ProtocolError(Code.BAD_OPTION, problem)
         meta = TableMeta(
             game=msg.game,
             seats=msg.seats,
