@@ -23,7 +23,7 @@ from websockets.typing import Origin
 
 from engine.registry import games
 from protocol.messages import PROTOCOL_VERSION, GameInfo, Limits, Welcome
-from server import http
+from server import http, redis_wire
 from server.autoplay import Autoplay
 from server.connection import Connection
 from server.guard import Guard
@@ -61,9 +61,7 @@ class App:
         # A pooled connection the store closed (it restarted) fails the next command sent on it; that command is
         # sent once more on a new connection.  Safe for every command here: reads, idempotent writes, and
         # commits, which compare the table's seq and record their command id (a second run does nothing).
-        pool = aioredis.BlockingConnectionPool.from_url(
-            settings.redis_url, max_connections=64, timeout=10, retry=Retry(NoBackoff(), 1)
-        )
+        pool = redis_wire.pool(settings.redis_url, max_connections=64, timeout=10, retry=Retry(NoBackoff(), 1))
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis)
         self.service = TableService(self.store, self.metrics, settings.away_grace)
