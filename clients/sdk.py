@@ -10,9 +10,10 @@
 Requests are matched to replies by ``ref``.  Table updates reach the iterator exactly once and in ``seq``
 order: after a dropped connection the client reconnects with backoff (to the first of its URLs that answers,
 when given several), resumes every seat it holds and every table it watches from the last ``seq``
-it delivered (again, while the server answers that it cannot now), and re-sends unanswered actions with their
-original command ids (the server applies a command at most once).  An action the server could not handle for
-a passing reason (``internal``: its store was unreachable; ``busy``) is sent again with the same command id.
+it delivered (again, while the server answers that it cannot now), and re-sends unanswered commands with their
+original ids (the server applies a command at most once: actions, creates and starts carry a ``cmd``, a join
+carries the client's own seat token).  A command the server could not handle for a passing reason
+(``internal``: its store was unreachable; ``busy``) is sent again with the same id.
 When the server closes idle connections (``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever
 it has been quiet for a third of that.
 """
@@ -261,8 +262,21 @@ class Client:
                 with contextlib.suppress(ConnectionLost):
                     await self._send(Ping())
 
-    async def _expect(self, msg: ClientMessage, kind: type[Any]) -> Any:
+    async def _retried(self, msg: ClientMessage) -> Any:
+        """``_request`` for a command safe to repeat (it carries its id): sent again, with backoff, while the
+        server refuses it for a passing reason (``RETRYABLE``, e.g. its store is restarting) for up to
+        ``request_timeout``."""
+        delay, give_up = self.backoff[0], time.monotonic() + self.request_timeout
         reply = await self._request(msg)
+        while _code(reply) in RETRYABLE and time.monotonic() + delay < give_up and not self._closing:
+            await asyncio.sleep(delay * (0.5 + random.random()))
+            delay = min(self.backoff[1], delay * 2)
+            msg.ref = None
+            reply = await self._request(msg)
+        return reply
+
+    async def _expect(self, msg: ClientMessage, kind: type[Any]) -> Any:
+        reply = await (self._retried(msg) if _repeatable(msg) else self._request(msg))
         if isinstance(reply, Error):
             raise ServerError(reply.code, reply.message)
         if not isinstance(reply, kind):
@@ -289,6 +303,7 @@ class Client:
             turn_seconds=turn_seconds,
             bots=bots,
             bot_strategy=bot_strategy,
+            cmd=secrets.token_urlsafe(16),  # a create sent again (after a reconnect) makes no second table
         )
         reply: Created = await self._expect(msg, Created)
         return reply.table
@@ -300,7 +315,9 @@ class Client:
     async def join(self, table: str, name: str, seat: int | None = None) -> Seat:
         """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator."""
         with self._following(table):
-            reply: Joined = await self._expect(Join(table=table, name=name, seat=seat), Joined)
+            # this client's own token: a join sent again gets the seat it holds, not a second one
+            msg = Join(table=table, name=name, seat=seat, token=secrets.token_urlsafe(16))
+            reply: Joined = await self._expect(msg, Joined)
         held = Seat(reply.table, reply.seat, reply.token)
         self.seats[table] = held
         return held
@@ -323,7 +340,8 @@ class Client:
         return snapshot
 
     async def start(self, table: str) -> int:
-        reply: Started = await self._expect(Start(table=table, token=self.seats[table].token), Started)
+        msg = Start(table=table, token=self.seats[table].token, cmd=f"{self._cmd_prefix}-{next(self._cmds)}")
+        reply: Started = await self._expect(msg, Started)
         return reply.seq
 
     async def resume(self, table: str, token: str, seat: int | None = None) -> Snapshot:
@@ -349,13 +367,7 @@ class Client:
             action=to_builtins(action),
             seq=seq,
         )
-        delay, give_up = self.backoff[0], time.monotonic() + self.request_timeout
-        reply = await self._request(msg)
-        while _code(reply) in RETRYABLE and time.monotonic() + delay < give_up and not self._closing:
-            await asyncio.sleep(delay * (0.5 + random.random()))  # e.g. the server's store is restarting
-            delay = min(self.backoff[1], delay * 2)
-            msg.ref = None
-            reply = await self._request(msg)
+        reply = await self._retried(msg)
         if isinstance(reply, Error):
             return Rejected(table=table, cmd=msg.cmd, code=reply.code, message=reply.message, ref=reply.ref)
         if not isinstance(reply, Accepted | Rejected):
@@ -556,11 +568,21 @@ class Client:
             delay = min(self.backoff[1], delay * 2)
 
     def _fail_pending(self, exc: BaseException, *, everything: bool) -> None:
-        """Fail requests waiting for a reply; actions survive a reconnect (they are re-sent) unless
-        ``everything``."""
+        """Fail requests waiting for a reply; those safe to repeat survive a reconnect (they are re-sent)
+        unless ``everything``."""
         for future, msg in list(self._pending.values()):
-            if not future.done() and (everything or not isinstance(msg, Act | Ping | ListTables)):
+            if not future.done() and (everything or not _repeatable(msg)):
                 future.set_exception(exc)
+
+
+def _repeatable(msg: ClientMessage) -> bool:
+    """Whether sending ``msg`` again does nothing more than sending it once: reads, and commands with their
+    ids (an action's ``cmd``, a create's or start's ``cmd``, a join's own token)."""
+    if isinstance(msg, Act | Ping | ListTables):
+        return True
+    if isinstance(msg, Create | Start):
+        return msg.cmd is not None
+    return isinstance(msg, Join) and msg.token is not None
 
 
 def _code(reply: Any) -> str | None:

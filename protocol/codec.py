@@ -15,10 +15,12 @@ _encoder = msgspec.json.Encoder()
 
 
 class _Peek(msgspec.Struct):
-    """Just enough of a frame to tell a hello of another protocol version from a malformed one."""
+    """Just enough of a refused frame to tell a hello of another protocol version from a malformed frame, and
+    to echo its ``ref``."""
 
-    type: str | None = None
+    type: Any = None
     version: Any = None
+    ref: Any = None
 
 
 _peek_decoder: msgspec.json.Decoder[_Peek] = msgspec.json.Decoder(_Peek)
@@ -44,26 +46,33 @@ def decode_client(frame: bytes | str) -> ClientMsg:
     try:
         msg: ClientMsg = _client_decoder.decode(frame)
     except msgspec.ValidationError as exc:  # (a subclass of DecodeError: first)
-        _raise_if_other_version(frame)
-        raise ProtocolError(_classify(exc), str(exc)) from None
+        peek = _peek(frame)
+        if peek is not None and peek.type == "hello" and peek.version != PROTOCOL_VERSION:
+            raise _other_version(peek) from None
+        ref = peek.ref if peek is not None and isinstance(peek.ref, str) and len(peek.ref) <= 64 else None
+        raise ProtocolError(_classify(exc), str(exc), ref) from None
     except msgspec.DecodeError as exc:
         raise ProtocolError(Code.MALFORMED, str(exc)) from None
     except RecursionError:  # msgspec's own depth limit for JSON nested too deeply
         raise ProtocolError(Code.MALFORMED, "JSON nested too deeply") from None
     if isinstance(msg, Hello) and msg.version != PROTOCOL_VERSION:
-        _raise_if_other_version(frame)
+        peek = _peek(frame)
+        if peek is not None:
+            raise _other_version(peek)
     return msg
 
 
-def _raise_if_other_version(frame: bytes | str) -> None:
+def _peek(frame: bytes | str) -> _Peek | None:
+    """A frame that is a JSON object, as a ``_Peek``; None otherwise."""
     try:
-        peek = _peek_decoder.decode(frame)
+        return _peek_decoder.decode(frame)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return
-    if peek.type == "hello" and peek.version != PROTOCOL_VERSION:
-        raise ProtocolError(
-            Code.VERSION, f"this server speaks protocol version {PROTOCOL_VERSION}, not {peek.version!r}"
-        )
+        return None
+
+
+def _other_version(peek: _Peek) -> ProtocolError:
+    message = f"this server speaks protocol version {PROTOCOL_VERSION}, not {peek.version!r}"
+    return ProtocolError(Code.VERSION, message, peek.ref if isinstance(peek.ref, str) else None)
 
 
 def decode_server(frame: bytes | bytearray | memoryview | str) -> ServerMsg:

@@ -32,7 +32,8 @@ class Code(StrEnum):
 class ProtocolError(Exception):
     """A refusal carrying its wire code; raised anywhere below the connection and turned into a reply."""
 
-    def __init__(self, code: Code, message: str = "") -> None:
+    def __init__(self, code: Code, message: str = "", ref: str | None = None) -> None:
         super().__init__(f"{code.value}: {message}" if message else code.value)
         self.code = code
         self.message = message or code.value
+        self.ref = ref  # the refused frame's ``ref``, when it could not be decoded as a message but had one

@@ -24,6 +24,8 @@ Ref = Annotated[str, msgspec.Meta(max_length=64)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 CmdId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+# A client's own secret (a seat token, a create's id): at least 128 bits, e.g. 16 random bytes in URL-safe base64.
+Secret = Annotated[str, msgspec.Meta(min_length=22, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 Seq = Annotated[int, msgspec.Meta(ge=0)]
 
 
@@ -45,7 +47,8 @@ class Hello(ClientMessage, tag="hello"):
 class Create(ClientMessage, tag="create"):
     """Create a table (the creator does not sit down: ``join`` next).  ``options`` are the game's own;
     ``turn_seconds`` is the per-decision time limit (none by default); ``bots`` fills the first that many seats
-    with server-run bots playing ``bot_strategy`` (at least one seat is left for a person)."""
+    with server-run bots playing ``bot_strategy`` (at least one seat is left for a person).  With ``cmd`` (a
+    secret of the client's) a create sent again, say after a reconnect, answers with the table it made."""
 
     game: str
     seats: int
@@ -54,6 +57,7 @@ class Create(ClientMessage, tag="create"):
     turn_seconds: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
     bots: Annotated[int, msgspec.Meta(ge=0)] = 0
     bot_strategy: Annotated[str, msgspec.Meta(max_length=32)] = "greedy"
+    cmd: Secret | None = None
 
 
 class ListTables(ClientMessage, tag="list"):
@@ -63,11 +67,14 @@ class ListTables(ClientMessage, tag="list"):
 
 
 class Join(ClientMessage, tag="join"):
-    """Take a seat (``seat`` or the first free one) before the game starts."""
+    """Take a seat (``seat`` or the first free one) before the game starts.  With ``token`` (a secret of the
+    client's) the seat is held by that token instead of one the server draws, and a join sent again answers
+    with the seat the token already holds."""
 
     table: TableId
     name: Name
     seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    token: Secret | None = None
 
 
 class Leave(ClientMessage, tag="leave"):
@@ -86,10 +93,12 @@ class Watch(ClientMessage, tag="watch"):
 
 
 class Start(ClientMessage, tag="start"):
-    """Start the game once every seat is taken; any seated player may."""
+    """Start the game once every seat is taken; any seated player may.  With ``cmd`` (as for ``act``) a start
+    sent again is answered with the original ``seq``."""
 
     table: TableId
     token: Token
+    cmd: CmdId | None = None
 
 
 class Act(ClientMessage, tag="act"):

@@ -209,7 +209,7 @@ class Connection:
         try:
             msg = codec.decode_client(frame)
         except ProtocolError as exc:
-            self.error(exc.code, exc.message)
+            self.error(exc.code, exc.message, exc.ref)
             if exc.code is not Code.VERSION:
                 return True
             self._close_after(_VERSION)
@@ -333,7 +333,7 @@ class Connection:
                 await self._follow(hub, None, msg.last_seq, msg.ref)
         elif isinstance(msg, Start):
             async with self._table(msg.table) as hub:
-                seq = await service.start(hub, msg.token)
+                seq = await service.start(hub, msg.token, msg.cmd)
             self.reply(Started(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Resume):
             await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)

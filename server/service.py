@@ -45,22 +45,37 @@ class Change(NamedTuple):
 
 By = Literal["player", "timeout", "bot"]  # who decided an action
 _ATTEMPTS = 8
+# How the table refuses a command it has already applied, when the command is sent again.
+_REFUSED_ON_RETRY = frozenset({Code.NOT_YOUR_TURN, Code.ILLEGAL_MOVE, Code.GAME_OVER, Code.STALE, Code.ALREADY_STARTED})
+
+
+class _Seated(Exception):
+    """A join sent again: its token already holds ``seat`` (the table is at ``seq``); nothing to commit."""
+
+    def __init__(self, seat: int, seq: int) -> None:
+        super().__init__(seat, seq)
+        self.seat, self.seq = seat, seq
 
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def seat_of(meta: TableMeta, token: str) -> int:
-    """The seat ``token`` holds at this table; ``auth`` otherwise.  Compares every digest in constant time."""
-    digest = token_digest(token)
-    found = -1
+def seat_holding(meta: TableMeta, digest: str) -> int | None:
+    """The seat whose token has this digest, if any.  Compares every digest in constant time."""
+    found = None
     for seat, stored in enumerate(meta.tokens):
         if stored is not None and hmac.compare_digest(stored, digest):
             found = seat
-    if found < 0:
-        raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
     return found
+
+
+def seat_of(meta: TableMeta, token: str) -> int:
+    """The seat ``token`` holds at this table; ``auth`` otherwise."""
+    seat = seat_holding(meta, token_digest(token))
+    if seat is None:
+        raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
+    return seat
 
 
 @lru_cache(maxsize=1024)
@@ -138,9 +153,12 @@ class TableService:
             bots=dict.fromkeys(range(msg.bots), msg.bot_strategy),
         )
         while True:  # a private table's id is its only key: as unguessable as a seat token (128 bits)
-            table = secrets.token_urlsafe(16 if msg.private else 6)
-            if await self.store.create(table, meta):
+            made = await self.store.create(secrets.token_urlsafe(16 if msg.private else 6), meta, msg.cmd)
+            if made is not None:
                 break
+        table, fresh = made
+        if not fresh:
+            return table  # a create sent again: the table it made the first time
         self.metrics.tables_created.inc()
         log.info("table_created", table=table, game=msg.game, seats=msg.seats, private=msg.private, bots=msg.bots)
         return table
@@ -160,13 +178,18 @@ class TableService:
         ]
 
     async def join(self, hub: Hub, msg: Join) -> tuple[int, str, int]:
-        """Seat ``msg.name``; returns the seat, its token (shown once, stored hashed) and the update's seq."""
-        token = secrets.token_urlsafe(16)
+        """Seat ``msg.name``; returns the seat, its token (shown once, stored hashed) and the update's seq.
+        The client's own token, when it sent one, may already hold a seat (a join sent again): that seat, as of
+        the table's current seq."""
+        token = msg.token or secrets.token_urlsafe(16)
         digest = token_digest(token)
         chosen: list[int] = []
 
         def build(record: Record) -> Change:
             meta = record.meta
+            held = seat_holding(meta, digest) if msg.token is not None else None
+            if held is not None:
+                raise _Seated(held, record.seq)
             _lobby_only(meta)
             if msg.seat is not None:
                 if msg.seat >= meta.seats:
@@ -184,7 +207,10 @@ class TableService:
             chosen[:] = [seat]
             return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
-        seq = await self._change(hub, build)
+        try:
+            seq = await self._change(hub, build)
+        except _Seated as seated:
+            return seated.seat, token, seated.seq
         await self.store.set_open(hub.table, hub.latest.meta)
         return chosen[0], token, seq
 
@@ -202,8 +228,9 @@ class TableService:
         await self.store.set_open(hub.table, hub.latest.meta)
         return seq
 
-    async def start(self, hub: Hub, token: str) -> int:
-        """Deal the game (any seated player may, once every seat is taken) and publish the seed commitment."""
+    async def start(self, hub: Hub, token: str, cmd: str | None = None) -> int:
+        """Deal the game (any seated player may, once every seat is taken) and publish the seed commitment.
+        A start sent again with the same ``cmd`` gets the seq it committed as."""
         seed = secrets.token_bytes(32)
 
         def build(record: Record) -> Change:
@@ -222,7 +249,7 @@ class TableService:
             batch = Batch(seq=record.seq + 1, at=time.time(), status="playing")
             return Change(new, game.encode_state(state), batch, Live(state, []))
 
-        seq = await self._change(hub, build)
+        seq = await self._once(hub, build, f"start:{cmd}" if cmd is not None else None)
         await self.store.set_open(hub.table, hub.latest.meta)
         log.info("table_started", table=hub.table, game=hub.latest.meta.game, seq=seq)
         return seq
@@ -244,14 +271,7 @@ class TableService:
                 raise ProtocolError(Code.STALE, f"the table is at seq {record.seq}, not {msg.seq}")
             return self._apply(game, record, seat, action)
 
-        try:
-            seq = await self._change(hub, build, command)
-        except ProtocolError as exc:
-            if exc.code in (Code.NOT_YOUR_TURN, Code.ILLEGAL_MOVE, Code.GAME_OVER, Code.STALE):
-                done = await self.store.command_seq(hub.table, command)
-                if done is not None:  # a retry of a command that already committed: its original outcome
-                    return done
-            raise
+        seq = await self._once(hub, build, command)
         if hub.latest.seq == seq and hub.latest.meta.status == "over":
             log.info("table_over", table=hub.table, seq=seq)
         return seq
@@ -314,6 +334,18 @@ class TableService:
             log.info("table_over", table=table, seq=seq)
 
     # -- the compare-and-set loop ------------------------------------------------------------------------
+    async def _once(self, hub: Hub, build: Callable[[Record], Change], command: str | None) -> int:
+        """``_change`` for a command sent with an id: a retry of one that already committed is refused by
+        the table as it is now (the turn passed, the game started …), so it gets its original seq instead."""
+        try:
+            return await self._change(hub, build, command)
+        except ProtocolError as exc:
+            if command is not None and exc.code in _REFUSED_ON_RETRY:
+                done = await self.store.command_seq(hub.table, command)
+                if done is not None:
+                    return done
+            raise
+
     async def _change(self, hub: Hub, build: Callable[[Record], Change], command: str | None = None) -> int:
         record = hub.latest
         refreshed = False

@@ -21,6 +21,7 @@ primary), not a Cluster.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -61,6 +62,11 @@ def log_key(table: str) -> str:
 
 def cmd_key(table: str) -> str:
     return key(table) + ":cmd"
+
+
+def create_key(command: str) -> str:
+    """Which table a ``create`` command made: keyed by the command's digest, as it is the client's secret."""
+    return "hauntd:created:" + hashlib.sha256(command.encode()).hexdigest()
 
 
 def channel(table: str) -> str:
@@ -203,11 +209,17 @@ end
 return {1, seq}
 """
 
-# KEYS: record.  ARGV: meta, ttl.  Returns 1 created, 0 the id is taken.
+# KEYS: record [, the create command's key].  ARGV: meta, ttl, table id.  Returns 1 created, 0 the id is taken,
+# or the id of the table the same create command made before.
 _CREATE = """
+if KEYS[2] then
+  local made = redis.call('GET', KEYS[2])
+  if made then return made end
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+if KEYS[2] then redis.call('SET', KEYS[2], ARGV[3], 'EX', tonumber(ARGV[2])) end
 return 1
 """
 
@@ -279,12 +291,18 @@ class Store:
         self._create = client.register_script(_CREATE)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
 
-    async def create(self, table: str, meta: TableMeta) -> bool:
-        """Store a new table at ``seq`` 0; False when the id is already taken."""
-        created = await self._create(keys=[key(table)], args=[encode(meta), TABLE_TTL])
-        if created and not meta.private:
+    async def create(self, table: str, meta: TableMeta, command: str | None = None) -> tuple[str, bool] | None:
+        """Store a new table at ``seq`` 0: ``(table, True)``; None when the id is already taken.  A ``command``
+        (stored hashed: it is a client's secret) that made a table before gets ``(that table, False)``."""
+        keys = [key(table)] if command is None else [key(table), create_key(command)]
+        created = await self._create(keys=keys, args=[encode(meta), TABLE_TTL, table])
+        if created == 0:
+            return None
+        if created != 1:
+            return bytes(created).decode(), False
+        if not meta.private:
             await self.redis.zadd(OPEN_TABLES, {table: meta.created})
-        return bool(created)
+        return table, True
 
     async def load(self, table: str) -> Record:
         seq, meta, state = await self.redis.hmget(key(table), "seq", "meta", "state")

@@ -125,3 +125,39 @@ async def test_a_server_gone_before_its_welcome_is_left_at_once_for_the_next(ser
             assert client.url == server.url
         finally:
             await client.close()
+
+
+async def test_lobby_commands_cut_off_by_a_dropped_connection_take_effect_once(server: ServerProcess) -> None:
+    """A create, join or start whose connection drops before (or after) the server handled it is sent again
+    after the reconnect with its id: one table, one seat for the client, one start."""
+    host = Client(server.url, backoff=(0.01, 0.05))
+    other = Client(server.url)
+    await host.connect()
+    await other.connect()
+    try:
+        for delay in (0.0, 0.001, 0.003, 0.01):
+            before = {t.table for t in await other.list_tables("spook")}
+            create = asyncio.create_task(host.create("spook", 2))
+            await asyncio.sleep(delay)
+            host.drop()
+            table = await create
+            made = {t.table for t in await other.list_tables("spook")} - before
+            assert made == {table}, delay  # not a second table
+
+            join = asyncio.create_task(host.join(table, "Host"))
+            await asyncio.sleep(delay)
+            host.drop()
+            seat = await join
+            (info,) = [t for t in await other.list_tables("spook") if t.table == table]
+            assert info.taken == 1 and seat.seat == 0, delay  # not a second seat
+            await other.join(table, "Other")
+
+            start = asyncio.create_task(host.start(table))
+            await asyncio.sleep(delay)
+            host.drop()
+            assert await start == 3, delay  # not already_started: two joins, then the start
+            host.forget(table)
+            other.forget(table)
+    finally:
+        await host.close()
+        await other.close()

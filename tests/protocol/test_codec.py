@@ -45,6 +45,22 @@ def test_bad_frames_get_their_code(frame: str, code: Code) -> None:
     assert caught.value.code == code
 
 
+@pytest.mark.parametrize(
+    ("frame", "ref"),
+    [
+        ('{"type": "join", "table": "t", "name": "a", "token": "short", "ref": "j3"}', "j3"),
+        ('{"type": "hello", "version": 2, "ref": "h1"}', "h1"),
+        ('{"type": "ping", "x": 1, "ref": 5}', None),  # not a ref: not echoed
+        ('{"type": "ping", "x": 1, "ref": "' + "r" * 65 + '"}', None),  # too long to be one
+        ('{"type": "nope"}', None),
+    ],
+)
+def test_a_refused_frame_echoes_its_ref(frame: str, ref: str | None) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        codec.decode_client(frame)
+    assert caught.value.ref == ref
+
+
 def test_round_trip() -> None:
     act = Act(table="t1", token="k", cmd="c1", action={"type": "end_turn"}, seq=3, ref="r")
     assert codec.decode_client(codec.encode(act)) == act

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
 import redis
 from websockets.asyncio.client import connect
@@ -69,3 +71,45 @@ async def test_watch_from_a_seq_and_resume_in_hello(server: ServerProcess, sync_
         assert [f["seq"] for f in frames[1:-1]] == list(range(19, frames[-1]["seq"] + 1))
     finally:
         await close(players)
+
+
+async def test_lobby_commands_sent_again_change_nothing_more(server: ServerProcess, sync_redis: redis.Redis) -> None:
+    """A create, join or start whose reply was lost (the connection or the store died) is sent again with its id:
+    the same table, the same seat, the same start — not a second table or seat, nor ``already_started``."""
+    async with connect(server.url) as ws:
+
+        async def ask(**msg: object) -> dict[str, Any]:
+            """Send ``msg``; its reply (or error), skipping table updates."""
+            await ws.send(json.dumps(msg))
+            while True:
+                reply: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                if reply.get("ref") == msg["ref"]:
+                    return reply
+
+        await ask(type="hello", version=1, ref="h")
+        create = {"type": "create", "game": "mansion", "seats": 2, "cmd": "c" * 22}
+        first = await ask(**create, ref="c1")
+        again = await ask(**create, ref="c2")
+        assert first["type"] == "created" and again["table"] == first["table"]
+        table = first["table"]
+        other = await ask(**{**create, "cmd": "d" * 22}, ref="c3")
+        assert other["table"] != table  # another command: another table
+
+        join = {"type": "join", "table": table, "name": "Ada", "token": "t" * 22}
+        ada = await ask(**join, ref="j1")
+        ada_again = await ask(**{**join, "name": "Ada again"}, ref="j2")
+        assert (ada_again["seat"], ada_again["token"]) == (ada["seat"], ada["token"]) == (0, "t" * 22)
+        short = await ask(type="join", table=table, name="Bo", token="short", ref="j3")
+        assert short["type"] == "error" and short["code"] == "bad_field"  # an own token needs 128 bits
+        bo = await ask(type="join", table=table, name="Bo", ref="j4")
+        assert bo["seat"] == 1  # the first seat was taken once only
+
+        start = {"type": "start", "table": table, "token": "t" * 22, "cmd": "s-1"}
+        started = await ask(**start, ref="s1")
+        restarted = await ask(**start, ref="s2")
+        assert started["type"] == restarted["type"] == "started" and restarted["seq"] == started["seq"]
+        refused = await ask(**{**start, "cmd": "s-2"}, ref="s3")
+        assert refused["type"] == "error" and refused["code"] == "already_started"
+        seat_rejoined = await ask(**join, ref="j5")  # the seat it holds, even once started
+        assert seat_rejoined["seat"] == 0
+        assert int(sync_redis.hget(f"{{t:{table}}}", "seq")) == started["seq"] == 3  # two joins, one start
