@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 from typing import Any
 
 import redis
@@ -87,24 +88,25 @@ async def test_lobby_commands_sent_again_change_nothing_more(server: ServerProce
                     return reply
 
         await ask(type="hello", version=1, ref="h")
-        create = {"type": "create", "game": "mansion", "seats": 2, "cmd": "c" * 22}
+        cmd, token = secrets.token_urlsafe(16), secrets.token_urlsafe(16)  # fresh: the store outlives a test run
+        create = {"type": "create", "game": "mansion", "seats": 2, "cmd": cmd}
         first = await ask(**create, ref="c1")
         again = await ask(**create, ref="c2")
         assert first["type"] == "created" and again["table"] == first["table"]
         table = first["table"]
-        other = await ask(**{**create, "cmd": "d" * 22}, ref="c3")
+        other = await ask(**{**create, "cmd": secrets.token_urlsafe(16)}, ref="c3")
         assert other["table"] != table  # another command: another table
 
-        join = {"type": "join", "table": table, "name": "Ada", "token": "t" * 22}
+        join = {"type": "join", "table": table, "name": "Ada", "token": token}
         ada = await ask(**join, ref="j1")
         ada_again = await ask(**{**join, "name": "Ada again"}, ref="j2")
-        assert (ada_again["seat"], ada_again["token"]) == (ada["seat"], ada["token"]) == (0, "t" * 22)
+        assert (ada_again["seat"], ada_again["token"]) == (ada["seat"], ada["token"]) == (0, token)
         short = await ask(type="join", table=table, name="Bo", token="short", ref="j3")
         assert short["type"] == "error" and short["code"] == "bad_field"  # an own token needs 128 bits
         bo = await ask(type="join", table=table, name="Bo", ref="j4")
         assert bo["seat"] == 1  # the first seat was taken once only
 
-        start = {"type": "start", "table": table, "token": "t" * 22, "cmd": "s-1"}
+        start = {"type": "start", "table": table, "token": token, "cmd": "s-1"}
         started = await ask(**start, ref="s1")
         restarted = await ask(**start, ref="s2")
         assert started["type"] == restarted["type"] == "started" and restarted["seq"] == started["seq"]

@@ -103,8 +103,9 @@ async def test_solo_spook_turn_on_the_board(page: Any) -> None:
     """Spook allows one seat (S1); a turn on the board: draw (S8), roll (S10), a highlighted room moves the pawn
     through its door (S4), and the die shows the steps left."""
     await page.select_option("select[name=game]", "spook")
-    seats = await page.eval_on_selector_all("select[name=seats] option", "options => options.map(o => o.value)")
-    assert seats == ["1", "2", "3", "4"]
+    # the form is drawn again once the game changes: S1 allows 1-4 seats
+    seats = "[...document.querySelectorAll('select[name=seats] option')].map(o => o.value).join()"
+    await page.wait_for_function(f"{seats} === '1,2,3,4'", timeout=5000)
     await create_table(page, "spook", 1)
     await page.click("#start:not([disabled])")
     await page.wait_for_selector("svg.spook-board")
