@@ -118,7 +118,9 @@ class Connection:
         ):
             for frame in frames:
                 ws.protocol.send_text(frame)
-            ws.send_data()  # every frame in one go: an action's update and its accepted leave together
+            # every frame in one write (one system call): an action's update and its accepted leave together.
+            # (websockets' own send_data writes frame by frame; in the OPEN state its queue holds only frames.)
+            ws.transport.writelines(ws.protocol.data_to_send())
             return
         for frame in frames:
             try:
