@@ -17,6 +17,8 @@ What must hold, or the command exits with status 1:
 * ``duplicate_actions``: no command key is logged twice in a table's log;
 * ``sequence_gaps``: no seat received an update out of order (a skipped ``seq``) or twice, and no table's log
   skips a ``seq``;
+* ``replay_failures``: every completed game replays from its log to its stored final state, dealt from the
+  seed it committed to (``hauntd verify``);
 * ``leaks``: no seat received a value hidden from it (``clients/leaks.py``).
 """
 
@@ -48,6 +50,7 @@ from server.app import raise_open_files, relax_gc
 from server.embedded import EmbeddedValkey
 from server.launch import ServerProcess
 from server.store import Store
+from server.verify import verify_table
 
 QUIET_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
 # A request that met the chaos (its server died, its store restarted): the table is given up before its start.
@@ -275,12 +278,18 @@ async def _progress(stats: Stats, ledger: Ledger, slots: list[ChaosSlot], starte
         print(f"\r\x1b[K{line}" if live else line, end="" if live else "\n", file=sys.stderr, flush=True)
 
 
-async def audit(url: str, ledger: Ledger) -> dict[str, int]:
-    """Read every table's log: accepted actions missing from it, command keys logged twice, skipped seqs."""
+async def audit(url: str, ledger: Ledger) -> dict[str, Any]:
+    """Read every table's log: accepted actions missing from it, command keys logged twice, skipped seqs; and
+    replay every completed game from its log (``server/verify.py``)."""
     client = aioredis.from_url(url)
     store = Store(client)
     lost = duplicates = gaps = updates = 0
+    unfair: dict[str, list[str]] = {}
     try:
+        for table in sorted(ledger.completed & ledger.started):
+            verdict = await verify_table(store, table)
+            if not verdict.ok:
+                unfair[table] = verdict.problems
         for table in sorted(ledger.started | set(ledger.accepted)):
             (seq,) = await store.seqs([table])
             batches = await store.batches(table, 0, seq or 0)
@@ -295,7 +304,14 @@ async def audit(url: str, ledger: Ledger) -> dict[str, int]:
                     lost += 1
     finally:
         await client.aclose()
-    return {"lost_actions": lost, "duplicate_actions": duplicates, "log_gaps": gaps, "logged_updates": updates}
+    return {
+        "lost_actions": lost,
+        "duplicate_actions": duplicates,
+        "log_gaps": gaps,
+        "logged_updates": updates,
+        "replay_failures": len(unfair),
+        "replay_examples": dict(list(unfair.items())[:3]),
+    }
 
 
 async def _chaos(
@@ -357,6 +373,9 @@ async def _chaos(
         "logged_updates": checked["logged_updates"],
         "lost_actions": checked["lost_actions"],
         "duplicate_actions": checked["duplicate_actions"],
+        "games_replayed": len(ledger.completed & ledger.started),
+        "replay_failures": checked["replay_failures"],
+        "replay_examples": checked["replay_examples"],
         "sequence_gaps": ledger.seat_gaps + ledger.jumps + ledger.repeats + checked["log_gaps"],
         "gaps_by_kind": {
             "seat": ledger.seat_gaps,
@@ -379,7 +398,8 @@ async def _chaos(
 def passed(report: dict[str, Any]) -> bool:
     """Every started game completed; nothing lost, doubled, skipped or leaked; every process killed came back."""
     return report["games_completed"] == report["games_started"] and not any(
-        report.get(key) for key in ("lost_actions", "duplicate_actions", "sequence_gaps", "leaks", "harm_error")
+        report.get(key)
+        for key in ("lost_actions", "duplicate_actions", "sequence_gaps", "replay_failures", "leaks", "harm_error")
     )
 
 

@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "loadtest": ("clients.loadtest", "tables of bots playing whole games at once; prints JSON figures"),
     "fuzz": ("clients.fuzz", "send hostile frames to a live server and check nothing breaks; prints JSON"),
     "chaos": ("clients.chaos", "bots play while servers, connections and the store are killed; audits the logs"),
+    "verify": ("server.verify", "replay finished tables from their logs: seed commitment, events, final state"),
 }
 
 

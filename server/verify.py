@@ -1,0 +1,138 @@
+"""``hauntd verify``: prove a finished table was played fair, from its log alone (rule M30 and its kin).
+
+A table's log (``server/store.py``) holds every committed update with the full events and the action applied.
+Once the game is over its result reveals the shuffle seed; verifying a table then checks that
+
+* the seed matches the commitment published at the start (SHA-256 of seed and table id);
+* dealing the game again from that seed, with the table's seats and options, and applying every logged action
+  in ``seq`` order, by the logged seat, produces exactly the logged events (byte for byte), update after update;
+* the state so reached is exactly the stored final state, and the log has no hole.
+
+So no card was dealt, drawn or revealed other than the committed seed dictates, and no action was lost, doubled
+or altered between the table's players and its log.  ``hauntd chaos`` runs it on every table it played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+from engine.contract import Game, IllegalAction
+from engine.fairness import verify as seed_matches
+from engine.registry import get_game
+from server.app import env_redis_url
+from server.store import Batch, Missing, Record, Store, encode
+
+_NONE = msgspec.Raw(b"\xc0")
+
+
+@dataclass
+class Verdict:
+    """What verifying one table found; ``ok`` when finished and every check held."""
+
+    table: str
+    status: str = "missing"
+    updates: int = 0
+    actions: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "over" and not self.problems
+
+
+def replay(table: str, record: Record, batches: list[Batch]) -> Verdict:
+    """Check a finished table's log (``batches``: updates 1 … ``record.seq``) against its stored record."""
+    verdict = Verdict(table, record.meta.status, len(batches))
+    problems = verdict.problems
+    if record.meta.status != "over":
+        problems.append(f"the game is {record.meta.status}: its seed is revealed only at the end")
+        return verdict
+    if [b.seq for b in batches] != list(range(1, record.seq + 1)):
+        problems.append(f"the log does not hold every update 1…{record.seq}")
+        return verdict
+    game = get_game(record.meta.game)
+    result = game.result(game.decode_state(record.state))
+    if result is None or record.meta.commitment is None:
+        problems.append("the stored state has no result, or the table no commitment")
+        return verdict
+    if not seed_matches(result.seed, table, record.meta.commitment):
+        problems.append("the revealed seed does not match the commitment published at the start")
+        return verdict
+    state = game.setup(record.meta.seats, bytes.fromhex(result.seed), game.decode_options(record.meta.options), table)
+    started = False
+    for batch in batches:
+        started = started or batch.status == "playing"
+        if batch.action == _NONE:
+            if started and batch.events != msgspec.Raw(b"\x90"):
+                problems.append(f"update {batch.seq} logs events without an action")
+            continue
+        if not started or batch.seat is None:
+            problems.append(f"update {batch.seq} logs an action outside play, or by no seat")
+            break
+        problem = _replay_one(game, state, batch, batch.seat)
+        verdict.actions += 1
+        if problem is not None:
+            problems.append(problem)
+            break
+    else:
+        if game.encode_state(state) != record.state:
+            problems.append("replaying the log does not reach the stored final state")
+    return verdict
+
+
+def _replay_one(game: Game[Any, Any, Any], state: Any, batch: Batch, seat: int) -> str | None:
+    """Apply ``batch``'s logged action, by ``seat``, to ``state``; what differs from the log, if anything."""
+    try:
+        action = msgspec.msgpack.decode(batch.action, type=game.action_type)
+        events = game.apply(state, seat, action)
+    except (msgspec.ValidationError, IllegalAction) as exc:
+        return f"update {batch.seq}: the logged action does not replay ({exc})"
+    if encode(events) != bytes(batch.events):
+        return f"update {batch.seq}: replaying its action gives other events than logged"
+    return None
+
+
+async def verify_table(store: Store, table: str) -> Verdict:
+    try:
+        record = await store.load(table)
+    except Missing:
+        return Verdict(table, problems=["no such table"])
+    return replay(table, record, await store.batches(table, 0, record.seq))
+
+
+# -- the command -------------------------------------------------------------------------------------------
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tables", nargs="+", metavar="TABLE", help="ids of finished tables")
+    parser.add_argument(
+        "--redis-url",
+        default=env_redis_url(),
+        help="the store the server uses (default: REDIS_URL; the embedded store's address is in the server's "
+        "'embedded_valkey_started' log line)",
+    )
+
+
+async def _verify_all(url: str, tables: list[str]) -> list[Verdict]:
+    client = aioredis.Redis.from_url(url)
+    try:
+        store = Store(client)
+        return [await verify_table(store, table) for table in tables]
+    finally:
+        await client.aclose()
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.redis_url:
+        print("hauntd verify: give --redis-url (or set REDIS_URL)", file=sys.stderr)
+        return 2
+    verdicts = asyncio.run(_verify_all(args.redis_url, args.tables))
+    for verdict in verdicts:
+        print(json.dumps({**asdict(verdict), "ok": verdict.ok}))
+    return 0 if all(v.ok for v in verdicts) else 1

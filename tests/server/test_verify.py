@@ -1,0 +1,102 @@
+"""``hauntd verify``: a finished table replays from its log to its stored state; any tampering is found."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import msgspec
+import pytest
+import redis.asyncio as aioredis
+
+from server.launch import ROOT
+from server.store import Batch, Record, Store, encode
+from server.verify import Verdict, replay, verify_table
+from tests.server.conftest import ServerProcess
+from tests.server.players import close, play, seat_players
+
+
+@pytest.fixture
+async def finished(server: ServerProcess, store_url: str) -> tuple[str, Record, list[Batch]]:
+    """A table played to its end by four random players, as stored."""
+    table, players = await seat_players([server.url], seed=4)
+    try:
+        await play(players)
+    finally:
+        await close(players)
+    client = aioredis.Redis.from_url(store_url)
+    try:
+        store = Store(client)
+        record = await store.load(table)
+        return table, record, await store.batches(table, 0, record.seq)
+    finally:
+        await client.aclose()
+
+
+def test_a_finished_table_replays_from_its_log(finished: tuple[str, Record, list[Batch]]) -> None:
+    table, record, batches = finished
+    verdict = replay(table, record, batches)
+    assert verdict.problems == [] and verdict.ok
+    assert verdict.actions == sum(b.seat is not None for b in batches) > 20  # every action replayed
+    assert verdict.updates == record.seq
+
+
+def test_any_tampering_is_found(finished: tuple[str, Record, list[Batch]]) -> None:
+    table, record, batches = finished
+    actions = [i for i, b in enumerate(batches) if b.seat is not None]
+
+    def found(record: Record, batches: list[Batch]) -> list[str]:
+        verdict = replay(table, record, batches)
+        assert not verdict.ok
+        return verdict.problems
+
+    swapped = list(batches)  # two actions logged in the other order
+    i, j = actions[3], actions[4]
+    swapped[i] = msgspec.structs.replace(batches[i], action=batches[j].action, seat=batches[j].seat)
+    swapped[j] = msgspec.structs.replace(batches[j], action=batches[i].action, seat=batches[i].seat)
+    assert found(record, swapped)
+    forged = list(batches)  # an event altered (say, another card drawn than the seed dictates)
+    k = actions[-1]
+    events = msgspec.msgpack.decode(batches[k].events)
+    forged[k] = msgspec.structs.replace(batches[k], events=msgspec.Raw(encode([*events, events[0]])))
+    assert found(record, forged) == [f"update {batches[k].seq}: replaying its action gives other events than logged"]
+    assert "every update" in found(record, batches[:-3] + batches[-2:])[0]  # a hole in the log
+    state = bytearray(record.state)  # the stored final state altered
+    state[-1] ^= 1
+    assert found(Record(record.seq, record.meta, bytes(state)), batches)
+    meta = msgspec.structs.replace(record.meta, commitment="0" * 64)  # another seed than committed to
+    assert "commitment" in found(Record(record.seq, meta, record.state), batches)[0]
+
+
+async def test_the_command_verifies_tables_in_the_store(
+    finished: tuple[str, Record, list[Batch]], store_url: str
+) -> None:
+    table, _, _ = finished
+    command = [sys.executable, "-m", "server.cli", "verify", "--redis-url", store_url, table, "nosuchtable"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1  # one table does not exist
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(v["table"], v["ok"]) for v in lines] == [(table, True), ("nosuchtable", False)]
+    assert lines[0]["actions"] > 20 and lines[1]["problems"] == ["no such table"]
+    client = aioredis.Redis.from_url(store_url)
+    try:
+        assert (await verify_table(Store(client), table)) == Verdict(
+            table, "over", lines[0]["updates"], lines[0]["actions"]
+        )
+    finally:
+        await client.aclose()
+
+
+async def test_a_game_still_played_is_not_verified_yet(server: ServerProcess, store_url: str) -> None:
+    table, players = await seat_players([server.url], seed=5)
+    try:
+        await play(players, stop_at=12)
+    finally:
+        await close(players)
+    client = aioredis.Redis.from_url(store_url)
+    try:
+        verdict = await verify_table(Store(client), table)
+    finally:
+        await client.aclose()
+    assert not verdict.ok and verdict.problems == ["the game is playing: its seed is revealed only at the end"]
