@@ -71,6 +71,8 @@ from protocol.messages import (
 )
 
 TableUpdate = Events | Snapshot | GameOver
+# The same as a tuple, for ``isinstance`` on the hot path (a union written there is built anew on each call).
+TABLE_UPDATES = (Events, Snapshot, GameOver)
 # Refusals for a passing reason, after which the same command (same id) is sent again.
 RETRYABLE = frozenset({"internal", "busy"})
 
@@ -407,7 +409,7 @@ class Client:
         reply = await self._retried(msg)
         if isinstance(reply, Error):
             return Rejected(table=table, cmd=msg.cmd, code=reply.code, message=reply.message, ref=reply.ref)
-        if not isinstance(reply, Accepted | Rejected):
+        if not isinstance(reply, (Accepted, Rejected)):
             raise ServerError("internal", f"expected accepted or rejected, got {type(reply).__name__}")
         return reply
 
@@ -510,7 +512,7 @@ class Client:
             future = self._pending[ref][0]
             if not future.done():
                 future.set_result(msg)
-        if isinstance(msg, Events | Snapshot | GameOver) and msg.table not in self.last_seq:
+        if isinstance(msg, TABLE_UPDATES) and msg.table not in self.last_seq:
             return  # a table this client does not follow (any more)
         if isinstance(msg, Events):
             last = self.last_seq[msg.table]
@@ -623,7 +625,7 @@ def _repeatable(msg: ClientMessage) -> bool:
 
 
 def _code(reply: Any) -> str | None:
-    return reply.code if isinstance(reply, Error | Rejected) else None
+    return reply.code if isinstance(reply, (Error, Rejected)) else None
 
 
 class _Inbox:
