@@ -27,11 +27,13 @@ from protocol.messages import Accepted, Events, GameOver, Rejected, ServerMsg, S
 HARMLESS = frozenset({"stale"})
 # What a start attempt may meet when another seat started the table first.
 STARTED_ELSEWHERE = frozenset({"already_started"})
+# The updates that carry a table's status, legal actions and view (a tuple: cheaper in ``isinstance``).
+TABLE_STATES = (Events, Snapshot)
 
 
 class SeatBot:
-    """One seat of one table played by ``strategy``.  Subclasses watch the game through ``observe`` and
-    ``acted`` (the load tester times and checks everything there)."""
+    """One seat of one table played by ``strategy``.  Subclasses watch the game through ``observe``,
+    ``sending`` and ``acted`` (the load tester times and checks everything there)."""
 
     def __init__(
         self,
@@ -57,6 +59,9 @@ class SeatBot:
     def observe(self, msg: ServerMsg) -> None:
         """Every message of this table, as it arrives."""
 
+    def sending(self, seq: int, at: float) -> None:
+        """Just before each action decided at ``seq`` is sent, at ``at`` (``perf_counter``)."""
+
     def acted(self, seq: int, sent: float, outcome: Accepted | Rejected) -> None:
         """After each action: the ``seq`` it was decided at, when it was sent (``perf_counter``), the answer."""
 
@@ -74,12 +79,14 @@ class SeatBot:
         self.observe(msg)
         if isinstance(msg, GameOver):
             return msg
-        if isinstance(msg, Snapshot | Events) and msg.status is not None:
+        if not isinstance(msg, TABLE_STATES):
+            return None
+        if msg.status is not None:
             self.status = msg.status
-        if isinstance(msg, Events | Snapshot) and msg.legal:
+        if msg.legal:
             if msg.seq == self.client.last_seq.get(self.table):
                 await self._decide(msg)
-        elif self.start and isinstance(msg, Events | Snapshot):
+        elif self.start:
             await self._start_when_full(msg)
         return None
 
@@ -93,6 +100,7 @@ class SeatBot:
         )
         action = self.strategy.choose(decision, self.rng)
         sent = time.perf_counter()
+        self.sending(msg.seq, sent)
         outcome = await self.client.act(self.table, action, seq=msg.seq)
         self.acted(msg.seq, sent, outcome)
         if isinstance(outcome, Accepted):
