@@ -14,6 +14,8 @@ it delivered (again, while the server answers that it cannot now), and re-sends 
 original ids (the server applies a command at most once: actions, creates and starts carry a ``cmd``, a join
 carries the client's own seat token).  A command the server could not handle for a passing reason
 (``internal``: its store was unreachable; ``busy``) is sent again with the same id.
+Code that only watches most updates can take them in as they arrive (``intercept``), without a task switch
+for each.
 When the server closes idle connections (``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever
 it has been quiet for a third of that.
 """
@@ -139,6 +141,7 @@ class Client:
         self._timer_at = math.inf
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox = _Inbox()
+        self._intercept: Callable[[ServerMsg], bool] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._keeper: asyncio.Task[None] | None = None
         self._sent_at = time.monotonic()
@@ -442,6 +445,19 @@ class Client:
         self.watching.discard(table)
         self.last_seq.pop(table, None)
 
+    def intercept(self, handler: Callable[[ServerMsg], bool] | None) -> None:
+        """Have ``handler`` take in each table update (and unsolicited error) first, as it arrives, in order
+        (those already waiting for ``recv``: at once); only those it returns True for then reach ``recv`` and the
+        iterator.  For code that merely watches most updates: those cost it no task switch.  ``handler`` must
+        not raise (on the connection's path an exception is taken for an unreadable frame and ends the client).
+        ``None``: every update reaches ``recv`` again."""
+        self._intercept = handler
+        if handler is not None:
+            waiting, self._inbox.items = self._inbox.items, deque()
+            for item in waiting:
+                if isinstance(item, BaseException) or handler(item):
+                    self._inbox.items.append(item)
+
     async def ping(self) -> float:
         """Round-trip time in seconds."""
         sent = time.perf_counter()
@@ -534,7 +550,12 @@ class Client:
                 return  # the reply to a request: not an update
         else:
             return  # replies (welcome, joined, accepted …) only resolve their request
-        self._inbox.put(msg)
+        self._deliver(msg)
+
+    def _deliver(self, msg: ServerMsg) -> None:
+        """Hand an update to the application: to ``intercept``'s handler first, then to ``recv``."""
+        if self._intercept is None or self._intercept(msg):
+            self._inbox.put(msg)
 
     def _resync(self, table: str) -> None:
         """A gap in a table's seqs (never expected from a correct server): ask for what is missing."""
@@ -601,7 +622,7 @@ class Client:
             if not isinstance(reply, Error):
                 return
             if reply.code not in RETRYABLE:
-                self._inbox.put(reply)  # e.g. the table is gone: the application is told
+                self._deliver(reply)  # e.g. the table is gone: the application is told
                 return
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(self.backoff[1], delay * 2)

@@ -66,28 +66,45 @@ class SeatBot:
         """After each action: the ``seq`` it was decided at, when it was sent (``perf_counter``), the answer."""
 
     async def play(self, timeout: float | None = None) -> GameOver:
-        """Play until the game is over; ``timeout`` bounds the wait for any one message."""
-        while True:
-            over = await self.handle(await self.client.recv(timeout))
-            if over is not None:
-                return over
+        """Play until the game is over; ``timeout`` bounds the wait for a message to act on.  Every message is
+        taken in as it arrives (``take_in``, by the connection itself): those asking nothing of this seat, most
+        of them, cost no task switch."""
+        self.client.intercept(self.take_in)
+        try:
+            while True:
+                over = await self._act_on(await self.client.recv(timeout))
+                if over is not None:
+                    return over
+        finally:
+            self.client.intercept(None)
 
     async def handle(self, msg: ServerMsg) -> GameOver | None:
         """React to one message from the connection; returns the ``game_over`` of this table when it comes."""
+        return await self._act_on(msg) if self.take_in(msg) else None
+
+    def take_in(self, msg: ServerMsg) -> bool:
+        """Watch one message as it arrives (``observe``, the table's status); whether it asks something of the
+        bot: a decision, a start once the table is full, or the game is over."""
         if getattr(msg, "table", self.table) != self.table:
-            return None
+            return False
         self.observe(msg)
         if isinstance(msg, GameOver):
-            return msg
+            return True
         if not isinstance(msg, TABLE_STATES):
-            return None
+            return False
         if msg.status is not None:
             self.status = msg.status
-        if msg.legal:
-            if msg.seq == self.client.last_seq.get(self.table):
+        return bool(msg.legal) or self._may_start()
+
+    async def _act_on(self, msg: ServerMsg) -> GameOver | None:
+        """Do what a message ``take_in`` let through asks; its decision only while it is the newest update."""
+        if isinstance(msg, GameOver):
+            return msg
+        if isinstance(msg, TABLE_STATES):
+            if not msg.legal:
+                await self._start_when_full(msg)
+            elif msg.seq == self.client.last_seq.get(self.table):
                 await self._decide(msg)
-        elif self.start:
-            await self._start_when_full(msg)
         return None
 
     async def _decide(self, msg: Events | Snapshot) -> None:
@@ -108,8 +125,11 @@ class SeatBot:
         else:
             self.rejected[outcome.code] = self.rejected.get(outcome.code, 0) + 1
 
+    def _may_start(self) -> bool:
+        return self.start and not self._start_sent and self.status == "lobby"
+
     async def _start_when_full(self, msg: Events | Snapshot) -> None:
-        if self._start_sent or self.status != "lobby" or msg.seats is None:
+        if not self._may_start() or msg.seats is None:
             return
         if all(info.name is not None for info in msg.seats):
             self._start_sent = True

@@ -23,6 +23,7 @@ from protocol.messages import (
     Ping,
     Pong,
     Rejected,
+    ServerMsg,
     Welcome,
 )
 from server.launch import ServerProcess
@@ -219,3 +220,27 @@ async def test_several_readers_get_each_update_once_and_a_cancelled_reader_loses
         done = await asyncio.gather(*readers, return_exceptions=True)
     assert isinstance(done[0], asyncio.CancelledError)
     assert sorted(m.seq for m in done[1:] if isinstance(m, Events)) == [1, 2] and len(client._inbox) == 0
+
+
+async def test_an_intercepting_handler_takes_every_update_in_order_and_passes_on_only_what_it_keeps() -> None:
+    client = Client("ws://unused")
+    client.last_seq["T"] = 0
+    client._dispatch(Events(table="T", seq=1))
+    client._dispatch(Events(table="T", seq=2))
+    seen: list[int] = []
+
+    def odd(msg: ServerMsg) -> bool:
+        assert isinstance(msg, Events)
+        seen.append(msg.seq)
+        return msg.seq % 2 == 1
+
+    client.intercept(odd)  # the two already waiting are taken in at once
+    for seq in range(3, 7):
+        client._dispatch(Events(table="T", seq=seq))
+    client._dispatch(Events(table="T", seq=5))  # a repeat: taken in by nobody
+    client.intercept(None)
+    client._dispatch(Events(table="T", seq=7))
+    assert seen == [1, 2, 3, 4, 5, 6]
+    kept = [await client.recv(1) for _ in range(4)]
+    assert [m.seq for m in kept if isinstance(m, Events)] == [1, 3, 5, 7]
+    assert len(client._inbox) == 0 and client.repeats == 1
