@@ -466,7 +466,8 @@ class Client:
 
     # -- the stream of table updates ---------------------------------------------------------------------
     async def recv(self, timeout: float | None = None) -> ServerMsg:
-        """The next table update (or unsolicited error); raises ``TimeoutError`` or what ended the client."""
+        """The next table update (or unsolicited error) not kept back by ``intercept``'s handler; raises
+        ``TimeoutError`` or what ended the client."""
         inbox = self._inbox
         if inbox.items:
             item = inbox.items.popleft()
