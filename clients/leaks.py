@@ -107,7 +107,8 @@ class LeakChecker:
         if isinstance(msg, Events):
             for event in msg.events:
                 leaks += self._event(event, self.seat, self.options)
-        if isinstance(msg, Events | Snapshot) and msg.view is not None:
+        if isinstance(msg, (Events, Snapshot)) and msg.view is not None:
             leaks += self._view(msg.view, self.seat, self.options)
-        self.found += leaks
+        if leaks:
+            self.found += leaks
         return leaks

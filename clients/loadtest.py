@@ -70,7 +70,7 @@ class Clock:
         self.seats = seats
         self.sent: dict[int, tuple[float, int]] = {}  # seq → (sent at, sending seat)
         self.seen: dict[int, int] = {}  # seq → how many other seats received it
-        self.heard = time.monotonic()  # when any seat last received anything (the stall watchdog reads it)
+        self.heard = time.perf_counter()  # when any seat last received anything (the stall watchdog reads it)
 
     def sending(self, seq: int, seat: int, at: float) -> None:
         self.sent.setdefault(seq, (at, seat))
@@ -102,17 +102,16 @@ class LoadBot(SeatBot):
         stats = self.stats
         if stats.recording:
             stats.messages += 1
-        self.clock.heard = time.monotonic()
+        self.clock.heard = now = time.perf_counter()
         for where in self.checker.check(msg):
             stats.leak(f"seat {self.seat} of {self.table}: {where}")
         if isinstance(msg, Events):
-            fanned = self.clock.received(msg.seq, self.seat, time.perf_counter())
+            fanned = self.clock.received(msg.seq, self.seat, now)
             if fanned is not None and stats.recording:
                 stats.event_latency.append(fanned)
 
-    async def _decide(self, msg: Any) -> None:
-        self.clock.sending(msg.seq + 1, self.seat, time.perf_counter())
-        await super()._decide(msg)
+    def sending(self, seq: int, at: float) -> None:
+        self.clock.sending(seq + 1, self.seat, at)
 
     def acted(self, seq: int, sent: float, outcome: Accepted | Rejected) -> None:
         stats = self.stats
@@ -232,7 +231,7 @@ class TableSlot:
 
     def watch(self, limit: float) -> None:
         """Cancel the game when none of its seats has received anything for ``limit`` seconds."""
-        if self.game is not None and not self.game.done() and time.monotonic() - self.clock.heard > limit:
+        if self.game is not None and not self.game.done() and time.perf_counter() - self.clock.heard > limit:
             self.stalled = True
             self.game.cancel()
 

@@ -14,6 +14,8 @@ it delivered (again, while the server answers that it cannot now), and re-sends 
 original ids (the server applies a command at most once: actions, creates and starts carry a ``cmd``, a join
 carries the client's own seat token).  A command the server could not handle for a passing reason
 (``internal``: its store was unreachable; ``busy``) is sent again with the same id.
+Code that only watches most updates can take them in as they arrive (``intercept``), without a task switch
+for each.
 When the server closes idle connections (``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever
 it has been quiet for a third of that.
 """
@@ -24,9 +26,11 @@ import asyncio
 import contextlib
 import functools
 import itertools
+import math
 import random
 import secrets
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +73,8 @@ from protocol.messages import (
 )
 
 TableUpdate = Events | Snapshot | GameOver
+# The same as a tuple, for ``isinstance`` on the hot path (a union written there is built anew on each call).
+TABLE_UPDATES = (Events, Snapshot, GameOver)
 # Refusals for a passing reason, after which the same command (same id) is sent again.
 RETRYABLE = frozenset({"internal", "busy"})
 
@@ -129,8 +135,13 @@ class Client:
         self._cmd_prefix = secrets.token_hex(6)  # command ids: unique per client, so per seat
         self._cmds = itertools.count(1)
         self._failure: BaseException | None = None  # what the server sent that this client cannot read
-        self._pending: dict[str, tuple[asyncio.Future[Any], ClientMessage]] = {}
-        self._inbox: asyncio.Queue[ServerMsg | BaseException] = asyncio.Queue()
+        # ref → the reply's future, the request (sent again after a reconnect), when it times out (loop time)
+        self._pending: dict[str, tuple[asyncio.Future[Any], ClientMessage, float]] = {}
+        self._timer: asyncio.TimerHandle | None = None  # one for every pending request: the earliest deadline
+        self._timer_at = math.inf
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._inbox = _Inbox()
+        self._intercept: Callable[[ServerMsg], bool] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._keeper: asyncio.Task[None] | None = None
         self._sent_at = time.monotonic()
@@ -176,6 +187,8 @@ class Client:
             with contextlib.suppress(Exception):
                 await self._ws.close()
         self._fail_pending(ConnectionLost("client closed"), everything=True)
+        if self._timer is not None:
+            self._timer.cancel()
 
     async def __aenter__(self) -> Client:
         await self.connect()
@@ -195,7 +208,7 @@ class Client:
             create_connection=_Socket,
         )
         assert isinstance(ws, _Socket)
-        greeted: asyncio.Future[ServerMsg] = asyncio.get_running_loop().create_future()
+        greeted: asyncio.Future[ServerMsg] = self._running_loop().create_future()
         ws.on_frame = functools.partial(self._on_frame, ws, greeted)  # from the very first frame
         closed = asyncio.ensure_future(ws.wait_closed())
         try:
@@ -227,16 +240,45 @@ class Client:
         if msg.ref is None:
             msg.ref = str(next(self._refs))
         ref = msg.ref
-        loop = asyncio.get_running_loop()
+        loop = self._running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._pending[ref] = (future, msg)
-        expire = loop.call_later(timeout or self.request_timeout, _time_out, future)
+        deadline = loop.time() + (timeout or self.request_timeout)
+        self._pending[ref] = (future, msg, deadline)
+        if deadline < self._timer_at:
+            self._set_timer(deadline)
         try:
             await self._send(msg)
             return await future
         finally:
-            expire.cancel()
             self._pending.pop(ref, None)
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        """The loop this client runs in, looked up once (every lookup asks the system for the pid)."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        return self._loop
+
+    def _set_timer(self, deadline: float) -> None:
+        """Have ``_expire`` run at ``deadline``: the one timer of all pending requests, for the earliest (a
+        timer per request cost a heap push and a cancel on every action)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = deadline
+        self._timer = self._running_loop().call_at(deadline, self._expire)
+
+    def _expire(self) -> None:
+        """Fail the pending requests past their deadline with ``TimeoutError``; the timer waits for the next."""
+        self._timer, self._timer_at = None, math.inf
+        now, later = self._running_loop().time(), math.inf
+        for future, _, deadline in list(self._pending.values()):
+            if future.done():
+                continue
+            if deadline <= now:
+                future.set_exception(TimeoutError("no reply in time"))
+            else:
+                later = min(later, deadline)
+        if later < math.inf:
+            self._set_timer(later)
 
     async def _send(self, msg: ClientMessage) -> None:
         if not self._connected.is_set():
@@ -370,7 +412,7 @@ class Client:
         reply = await self._retried(msg)
         if isinstance(reply, Error):
             return Rejected(table=table, cmd=msg.cmd, code=reply.code, message=reply.message, ref=reply.ref)
-        if not isinstance(reply, Accepted | Rejected):
+        if not isinstance(reply, (Accepted, Rejected)):
             raise ServerError("internal", f"expected accepted or rejected, got {type(reply).__name__}")
         return reply
 
@@ -403,6 +445,19 @@ class Client:
         self.watching.discard(table)
         self.last_seq.pop(table, None)
 
+    def intercept(self, handler: Callable[[ServerMsg], bool] | None) -> None:
+        """Have ``handler`` take in each table update (and unsolicited error) first, as it arrives, in order
+        (those already waiting for ``recv``: at once); only those it returns True for then reach ``recv`` and the
+        iterator.  For code that merely watches most updates: those cost it no task switch.  ``handler`` must
+        not raise (on the connection's path an exception is taken for an unreadable frame and ends the client).
+        ``None``: every update reaches ``recv`` again."""
+        self._intercept = handler
+        if handler is not None:
+            waiting, self._inbox.items = self._inbox.items, deque()
+            for item in waiting:
+                if isinstance(item, BaseException) or handler(item):
+                    self._inbox.items.append(item)
+
     async def ping(self) -> float:
         """Round-trip time in seconds."""
         sent = time.perf_counter()
@@ -411,17 +466,18 @@ class Client:
 
     # -- the stream of table updates ---------------------------------------------------------------------
     async def recv(self, timeout: float | None = None) -> ServerMsg:
-        """The next table update (or unsolicited error); raises ``TimeoutError`` or what ended the client."""
+        """The next table update (or unsolicited error) not kept back by ``intercept``'s handler; raises
+        ``TimeoutError`` or what ended the client."""
         inbox = self._inbox
-        if not inbox.empty():
-            item = inbox.get_nowait()
+        if inbox.items:
+            item = inbox.items.popleft()
         elif timeout is None:
-            item = await inbox.get()
+            item = await inbox.get(self._running_loop())
         else:
             async with asyncio.timeout(timeout):
-                item = await inbox.get()
+                item = await inbox.get(self._running_loop())
         if isinstance(item, BaseException):
-            self._inbox.put_nowait(item)  # keep raising it
+            inbox.items.appendleft(item)  # keep raising it
             raise item
         return item
 
@@ -450,7 +506,7 @@ class Client:
             raise
         except BaseException as exc:
             self._fail_pending(exc, everything=True)
-            self._inbox.put_nowait(exc)
+            self._inbox.put(exc)
 
     def _on_frame(self, ws: _Socket, greeted: asyncio.Future[ServerMsg], frame: bytes | bytearray | memoryview) -> None:
         """One text frame from ``ws``: the first answers the hello (``greeted``), the rest are dispatched."""
@@ -473,7 +529,7 @@ class Client:
             future = self._pending[ref][0]
             if not future.done():
                 future.set_result(msg)
-        if isinstance(msg, Events | Snapshot | GameOver) and msg.table not in self.last_seq:
+        if isinstance(msg, TABLE_UPDATES) and msg.table not in self.last_seq:
             return  # a table this client does not follow (any more)
         if isinstance(msg, Events):
             last = self.last_seq[msg.table]
@@ -495,7 +551,12 @@ class Client:
                 return  # the reply to a request: not an update
         else:
             return  # replies (welcome, joined, accepted …) only resolve their request
-        self._inbox.put_nowait(msg)
+        self._deliver(msg)
+
+    def _deliver(self, msg: ServerMsg) -> None:
+        """Hand an update to the application: to ``intercept``'s handler first, then to ``recv``."""
+        if self._intercept is None or self._intercept(msg):
+            self._inbox.put(msg)
 
     def _resync(self, table: str) -> None:
         """A gap in a table's seqs (never expected from a correct server): ask for what is missing."""
@@ -529,7 +590,7 @@ class Client:
     async def _restore(self) -> None:
         """After a reconnect: follow every held seat and watched table again from the last ``seq`` delivered,
         and re-send the requests still unanswered (actions, pings, lists)."""
-        unanswered = [msg for future, msg in self._pending.values() if not future.done()]
+        unanswered = [msg for future, msg, _ in self._pending.values() if not future.done()]
         follows = [asyncio.ensure_future(self._follow_again(table)) for table in [*self.seats, *self.watching]]
         await asyncio.sleep(0)  # their requests go out first
         try:
@@ -562,7 +623,7 @@ class Client:
             if not isinstance(reply, Error):
                 return
             if reply.code not in RETRYABLE:
-                self._inbox.put_nowait(reply)  # e.g. the table is gone: the application is told
+                self._deliver(reply)  # e.g. the table is gone: the application is told
                 return
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(self.backoff[1], delay * 2)
@@ -570,7 +631,7 @@ class Client:
     def _fail_pending(self, exc: BaseException, *, everything: bool) -> None:
         """Fail requests waiting for a reply; those safe to repeat survive a reconnect (they are re-sent)
         unless ``everything``."""
-        for future, msg in list(self._pending.values()):
+        for future, msg, _ in list(self._pending.values()):
             if not future.done() and (everything or not _repeatable(msg)):
                 future.set_exception(exc)
 
@@ -586,12 +647,46 @@ def _repeatable(msg: ClientMessage) -> bool:
 
 
 def _code(reply: Any) -> str | None:
-    return reply.code if isinstance(reply, Error | Rejected) else None
+    return reply.code if isinstance(reply, (Error, Rejected)) else None
 
 
-def _time_out(future: asyncio.Future[Any]) -> None:
-    if not future.done():
-        future.set_exception(TimeoutError("no reply in time"))
+class _Inbox:
+    """What ``recv`` hands out, in arrival order: table updates, unsolicited errors, and last what ended the
+    client.  A deque and the futures of the readers waiting: lighter than an ``asyncio.Queue``, which looks the
+    running loop up (a system call, for its pid) and keeps count of unfinished tasks on every put and get."""
+
+    def __init__(self) -> None:
+        self.items: deque[ServerMsg | BaseException] = deque()
+        self._readers: deque[asyncio.Future[None]] = deque()
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def put(self, item: ServerMsg | BaseException) -> None:
+        self.items.append(item)
+        self._wake()
+
+    async def get(self, loop: asyncio.AbstractEventLoop) -> ServerMsg | BaseException:
+        """The first item, once there is one (``loop``: the one this runs in)."""
+        while not self.items:
+            reader = loop.create_future()
+            self._readers.append(reader)
+            try:
+                await reader
+            except BaseException:
+                if reader in self._readers:
+                    self._readers.remove(reader)
+                elif self.items:  # woken, but leaving (cancelled): the next reader takes the item
+                    self._wake()
+                raise
+        return self.items.popleft()
+
+    def _wake(self) -> None:
+        while self._readers:
+            reader = self._readers.popleft()
+            if not reader.done():
+                reader.set_result(None)
+                return
 
 
 class _Socket(ClientConnection):

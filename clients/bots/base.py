@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib
 import random
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+import msgspec
 
-@dataclass(frozen=True)
-class Decision:
-    """What a seat knows when it must decide: all of it exactly as received over the protocol (JSON builtins)."""
+
+class Decision(msgspec.Struct, frozen=True):
+    """What a seat knows when it must decide: all of it exactly as received over the protocol (JSON builtins).
+    (A struct: built for every action a bot takes, ten times faster than a frozen dataclass.)"""
 
     seat: int
     view: dict[str, Any]

@@ -27,11 +27,13 @@ from protocol.messages import Accepted, Events, GameOver, Rejected, ServerMsg, S
 HARMLESS = frozenset({"stale"})
 # What a start attempt may meet when another seat started the table first.
 STARTED_ELSEWHERE = frozenset({"already_started"})
+# The updates that carry a table's status, legal actions and view (a tuple: cheaper in ``isinstance``).
+TABLE_STATES = (Events, Snapshot)
 
 
 class SeatBot:
-    """One seat of one table played by ``strategy``.  Subclasses watch the game through ``observe`` and
-    ``acted`` (the load tester times and checks everything there)."""
+    """One seat of one table played by ``strategy``.  Subclasses watch the game through ``observe``,
+    ``sending`` and ``acted`` (the load tester times and checks everything there)."""
 
     def __init__(
         self,
@@ -57,30 +59,52 @@ class SeatBot:
     def observe(self, msg: ServerMsg) -> None:
         """Every message of this table, as it arrives."""
 
+    def sending(self, seq: int, at: float) -> None:
+        """Just before each action decided at ``seq`` is sent, at ``at`` (``perf_counter``)."""
+
     def acted(self, seq: int, sent: float, outcome: Accepted | Rejected) -> None:
         """After each action: the ``seq`` it was decided at, when it was sent (``perf_counter``), the answer."""
 
     async def play(self, timeout: float | None = None) -> GameOver:
-        """Play until the game is over; ``timeout`` bounds the wait for any one message."""
-        while True:
-            over = await self.handle(await self.client.recv(timeout))
-            if over is not None:
-                return over
+        """Play until the game is over; ``timeout`` bounds the wait for a message to act on.  Every message is
+        taken in as it arrives (``take_in``, by the connection itself): those asking nothing of this seat, most
+        of them, cost no task switch."""
+        self.client.intercept(self.take_in)
+        try:
+            while True:
+                over = await self._act_on(await self.client.recv(timeout))
+                if over is not None:
+                    return over
+        finally:
+            self.client.intercept(None)
 
     async def handle(self, msg: ServerMsg) -> GameOver | None:
         """React to one message from the connection; returns the ``game_over`` of this table when it comes."""
+        return await self._act_on(msg) if self.take_in(msg) else None
+
+    def take_in(self, msg: ServerMsg) -> bool:
+        """Watch one message as it arrives (``observe``, the table's status); whether it asks something of the
+        bot: a decision, a start once the table is full, or the game is over."""
         if getattr(msg, "table", self.table) != self.table:
-            return None
+            return False
         self.observe(msg)
         if isinstance(msg, GameOver):
-            return msg
-        if isinstance(msg, Snapshot | Events) and msg.status is not None:
+            return True
+        if not isinstance(msg, TABLE_STATES):
+            return False
+        if msg.status is not None:
             self.status = msg.status
-        if isinstance(msg, Events | Snapshot) and msg.legal:
-            if msg.seq == self.client.last_seq.get(self.table):
+        return bool(msg.legal) or self._may_start()
+
+    async def _act_on(self, msg: ServerMsg) -> GameOver | None:
+        """Do what a message ``take_in`` let through asks; its decision only while it is the newest update."""
+        if isinstance(msg, GameOver):
+            return msg
+        if isinstance(msg, TABLE_STATES):
+            if not msg.legal:
+                await self._start_when_full(msg)
+            elif msg.seq == self.client.last_seq.get(self.table):
                 await self._decide(msg)
-        elif self.start and isinstance(msg, Events | Snapshot):
-            await self._start_when_full(msg)
         return None
 
     async def _decide(self, msg: Events | Snapshot) -> None:
@@ -93,6 +117,7 @@ class SeatBot:
         )
         action = self.strategy.choose(decision, self.rng)
         sent = time.perf_counter()
+        self.sending(msg.seq, sent)
         outcome = await self.client.act(self.table, action, seq=msg.seq)
         self.acted(msg.seq, sent, outcome)
         if isinstance(outcome, Accepted):
@@ -100,8 +125,11 @@ class SeatBot:
         else:
             self.rejected[outcome.code] = self.rejected.get(outcome.code, 0) + 1
 
+    def _may_start(self) -> bool:
+        return self.start and not self._start_sent and self.status == "lobby"
+
     async def _start_when_full(self, msg: Events | Snapshot) -> None:
-        if self._start_sent or self.status != "lobby" or msg.seats is None:
+        if not self._may_start() or msg.seats is None:
             return
         if all(info.name is not None for info in msg.seats):
             self._start_sent = True

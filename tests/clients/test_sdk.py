@@ -12,7 +12,20 @@ from websockets.frames import Frame, Opcode
 
 from clients.sdk import Client, Seat
 from protocol import codec
-from protocol.messages import PROTOCOL_VERSION, Accepted, Act, ClientMessage, Events, Limits, Rejected, Welcome
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Accepted,
+    Act,
+    ClientMessage,
+    Events,
+    Limits,
+    ListTables,
+    Ping,
+    Pong,
+    Rejected,
+    ServerMsg,
+    Welcome,
+)
 from server.launch import ServerProcess
 
 WELCOME = Welcome(
@@ -105,7 +118,7 @@ def test_updates_of_a_forgotten_table_are_neither_delivered_nor_taken_for_a_gap(
     client._dispatch(Events(table="T", seq=5))
     client.forget("T")
     client._dispatch(Events(table="T", seq=7))  # the server still sends: the connection follows it until closed
-    assert client._inbox.qsize() == 1 and client.gaps == 0 and client.repeats == 0 and "T" not in client.watching
+    assert len(client._inbox) == 1 and client.gaps == 0 and client.repeats == 0 and "T" not in client.watching
 
 
 async def test_a_server_gone_before_its_welcome_is_left_at_once_for_the_next(server: ServerProcess) -> None:
@@ -161,3 +174,73 @@ async def test_lobby_commands_cut_off_by_a_dropped_connection_take_effect_once(s
     finally:
         await host.close()
         await other.close()
+
+
+async def test_each_request_times_out_at_its_own_deadline_and_an_answered_one_does_not() -> None:
+    """One timer serves every pending request: it fails each at its deadline, whatever order they were sent in."""
+
+    async def answers_pings_only(ws: ServerConnection) -> None:
+        await ws.recv()  # the hello
+        await ws.send(codec.encode(WELCOME), text=True)
+        async for frame in ws:
+            msg = codec.decode_client(frame)
+            if isinstance(msg, Ping):
+                await ws.send(codec.encode(Pong(time=0.0, ref=msg.ref)), text=True)
+
+    async with serve(answers_pings_only, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", reconnect=False)
+        async with client:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            timed_out: dict[str, float] = {}
+
+            async def unanswered(name: str, timeout: float) -> None:
+                try:
+                    await client._request(ListTables(), timeout=timeout)
+                except TimeoutError:
+                    timed_out[name] = loop.time() - started
+
+            late, early = asyncio.create_task(unanswered("late", 0.3)), asyncio.create_task(unanswered("early", 0.1))
+            assert await client.ping() >= 0  # answered: no timeout
+            await asyncio.gather(late, early)
+            assert await client.ping() >= 0 and not client._pending  # the client still works; nothing left
+    assert list(timed_out) == ["early", "late"]
+    assert 0.1 <= timed_out["early"] < 0.2 and 0.3 <= timed_out["late"] < 0.4
+
+
+async def test_several_readers_get_each_update_once_and_a_cancelled_reader_loses_none() -> None:
+    client = Client("ws://unused")
+    client.last_seq["T"] = 0
+    readers = [asyncio.create_task(client.recv()) for _ in range(3)]
+    await asyncio.sleep(0)
+    client._dispatch(Events(table="T", seq=1))
+    readers[0].cancel()  # woken for seq 1 but cancelled before it ran: the next reader takes it
+    client._dispatch(Events(table="T", seq=2))
+    async with asyncio.timeout(1):
+        done = await asyncio.gather(*readers, return_exceptions=True)
+    assert isinstance(done[0], asyncio.CancelledError)
+    assert sorted(m.seq for m in done[1:] if isinstance(m, Events)) == [1, 2] and len(client._inbox) == 0
+
+
+async def test_an_intercepting_handler_takes_every_update_in_order_and_passes_on_only_what_it_keeps() -> None:
+    client = Client("ws://unused")
+    client.last_seq["T"] = 0
+    client._dispatch(Events(table="T", seq=1))
+    client._dispatch(Events(table="T", seq=2))
+    seen: list[int] = []
+
+    def odd(msg: ServerMsg) -> bool:
+        assert isinstance(msg, Events)
+        seen.append(msg.seq)
+        return msg.seq % 2 == 1
+
+    client.intercept(odd)  # the two already waiting are taken in at once
+    for seq in range(3, 7):
+        client._dispatch(Events(table="T", seq=seq))
+    client._dispatch(Events(table="T", seq=5))  # a repeat: taken in by nobody
+    client.intercept(None)
+    client._dispatch(Events(table="T", seq=7))
+    assert seen == [1, 2, 3, 4, 5, 6]
+    kept = [await client.recv(1) for _ in range(4)]
+    assert [m.seq for m in kept if isinstance(m, Events)] == [1, 3, 5, 7]
+    assert len(client._inbox) == 0 and client.repeats == 1
