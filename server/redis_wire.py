@@ -5,15 +5,25 @@ from __future__ import annotations
 
 from typing import Any
 
+import hiredis
 import redis.asyncio as aioredis
 from redis.connection import HiredisRespSerializer
 
 
 class _HiredisPacking:
-    _packer = HiredisRespSerializer()
+    _general = HiredisRespSerializer()  # redis-py's own: splits "SCRIPT LOAD", copies bytearray and memoryview
 
     def pack_command(self, *args: Any) -> list[bytes]:
-        packed: list[bytes] = self._packer.pack(*args)
+        """One command as RESP bytes: a single-word command of plain arguments straight from hiredis (the commit
+        script's, on every action), anything else through redis-py's hiredis serializer."""
+        name = args[0]
+        spaced = " " in name if isinstance(name, str) else b" " in name
+        if not spaced:
+            try:
+                return [hiredis.pack_command(args)]
+            except TypeError:  # an argument hiredis does not take as is
+                pass
+        packed: list[bytes] = self._general.pack(*args)
         return packed
 
 
