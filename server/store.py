@@ -298,11 +298,10 @@ class Store:
         created = await self._create(keys=keys, args=[encode(meta), TABLE_TTL, table])
         if created == 0:
             return None
-        if created != 1:
-            return bytes(created).decode(), False
-        if not meta.private:
-            await self.redis.zadd(OPEN_TABLES, {table: meta.created})
-        return table, True
+        made, fresh = (table, True) if created == 1 else (bytes(created).decode(), False)
+        if not meta.private:  # also for a create sent again: the first may have failed right after its script
+            await self.redis.zadd(OPEN_TABLES, {made: meta.created}, nx=True)
+        return made, fresh
 
     async def load(self, table: str) -> Record:
         seq, meta, state = await self.redis.hmget(key(table), "seq", "meta", "state")
