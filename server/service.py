@@ -14,7 +14,6 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 import msgspec
@@ -78,15 +77,22 @@ def seat_of(meta: TableMeta, token: str) -> int:
     return seat
 
 
-@lru_cache(maxsize=1024)
+_DEALT: set[tuple[str, int, bytes]] = set()  # settings known to deal: tables are mostly created with a few
+
+
 def _options_problem(game_name: str, seats: int, options: bytes) -> str | None:
     """Why a game cannot be dealt with these options and seats (None: it can).  Found by dealing one (the
-    rules decide what is valid); remembered, since tables are mostly created with the same few settings."""
+    rules decide what is valid).  Settings that deal are remembered (a bounded few); refused ones are not, so
+    no client can fill the memory with them."""
+    if (game_name, seats, options) in _DEALT:
+        return None
     game = get_game(game_name)
     try:
         game.setup(seats, bytes(32), game.decode_options(msgspec.json.decode(options)), "check")
     except IllegalAction as exc:
         return exc.detail
+    if len(_DEALT) < 256:
+        _DEALT.add((game_name, seats, options))
     return None
 
 
