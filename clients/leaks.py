@@ -38,14 +38,19 @@ def _mansion_view(view: Json, seat: int | None, options: Json) -> list[str]:
     return [f"view.haunt[{owner}]" for owner in _others(view["haunt"], seat)]
 
 
-_MANSION_PRIVATE = {"haunt_drawn": "values", "haunt_discarded": "value", "dial_set": "bid"}
+def _private_fields(private: dict[str, str]) -> Check:
+    """An event check for events whose one field (``private``: event type → field) only their seat may see."""
+
+    def check(event: Json, seat: int | None, options: Json) -> list[str]:
+        field = private.get(event["type"])
+        if field is not None and event["seat"] != seat and event.get(field) is not None:
+            return [f"{event['type']}.{field} of seat {event['seat']}"]
+        return []
+
+    return check
 
 
-def _mansion_event(event: Json, seat: int | None, options: Json) -> list[str]:
-    field = _MANSION_PRIVATE.get(event["type"])
-    if field is not None and event["seat"] != seat and event.get(field) is not None:
-        return [f"{event['type']}.{field} of seat {event['seat']}"]
-    return []
+_mansion_event = _private_fields({"haunt_drawn": "values", "haunt_discarded": "value", "dial_set": "bid"})
 
 
 # -- spook ---------------------------------------------------------------------------------------------------
@@ -75,14 +80,7 @@ def _ghost_view(view: Json, seat: int | None, options: Json) -> list[str]:
     return found
 
 
-_GHOST_PRIVATE = {"drew": "cards", "discarded": "cards", "card_selected": "card"}
-
-
-def _ghost_event(event: Json, seat: int | None, options: Json) -> list[str]:
-    field = _GHOST_PRIVATE.get(event["type"])
-    if field is not None and event["seat"] != seat and event.get(field) is not None:
-        return [f"{event['type']}.{field} of seat {event['seat']}"]
-    return []
+_ghost_event = _private_fields({"drew": "cards", "discarded": "cards", "card_selected": "card"})
 
 
 CHECKS: dict[str, tuple[Check, Check]] = {

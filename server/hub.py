@@ -27,6 +27,7 @@ from engine.registry import get_game
 from protocol import codec
 from protocol.messages import Events, GameOver, PromptInfo, Snapshot
 from server.store import (
+    NO_EVENTS,
     Batch,
     Record,
     Store,
@@ -172,7 +173,7 @@ class Hub:
 
     # -- frames ------------------------------------------------------------------------------------------
     def _full_events(self, batch: Batch) -> list[Any]:
-        return decode_events(self.game.name, batch.events) if batch.events != _EMPTY else []
+        return decode_events(self.game.name, batch.events) if batch.events != NO_EVENTS else []
 
     def _events_frame(
         self, batch: Batch, audience: Audience, full: list[Any], prompts: list[PromptInfo] | None = None
@@ -233,7 +234,6 @@ class Hub:
         )
 
 
-_EMPTY = msgspec.Raw(b"\x90")
 _background: set[asyncio.Task[None]] = set()
 
 

@@ -105,16 +105,20 @@ class TableMeta(msgspec.Struct, kw_only=True):
         return min(self.deadlines.values()) if self.status == "playing" and self.deadlines else None
 
 
+NO_EVENTS = msgspec.Raw(b"\x90")  # an empty MessagePack array: an update with no events (a lobby change)
+NO_ACTION = msgspec.Raw(b"\xc0")  # MessagePack nil: an update no action made
+
+
 class Batch(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One committed update as logged: the full events (the game's own MessagePack), and what changed."""
 
     seq: int
     at: float
-    events: msgspec.Raw = msgspec.Raw(b"\x90")  # an empty MessagePack array
+    events: msgspec.Raw = NO_EVENTS
     seats: list[SeatInfo] | None = None
     status: str | None = None
     seat: int | None = None  # who acted (None: a lobby change or the start)
-    action: msgspec.Raw = msgspec.Raw(b"\xc0")  # the action applied (MessagePack nil: none), for replays
+    action: msgspec.Raw = NO_ACTION  # the action applied, for replays
     timeout: bool = False  # the action was the rules' default after a time-out
     cmd: str | None = None  # the command key it committed under (``c:<seat>:<cmd id>``, ``bot:<seq>`` …), if any
 

@@ -28,9 +28,7 @@ from engine.contract import Game, IllegalAction
 from engine.fairness import verify as seed_matches
 from engine.registry import get_game
 from server.app import env_redis_url
-from server.store import Batch, Missing, Record, Store, encode
-
-_NONE = msgspec.Raw(b"\xc0")
+from server.store import NO_ACTION, NO_EVENTS, Batch, Missing, Record, Store, encode
 
 
 @dataclass
@@ -70,8 +68,8 @@ def replay(table: str, record: Record, batches: list[Batch]) -> Verdict:
     started = False
     for batch in batches:
         started = started or batch.status == "playing"
-        if batch.action == _NONE:
-            if started and batch.events != msgspec.Raw(b"\x90"):
+        if batch.action == NO_ACTION:
+            if started and batch.events != NO_EVENTS:
                 problems.append(f"update {batch.seq} logs events without an action")
             continue
         if not started or batch.seat is None:
