@@ -372,8 +372,10 @@ class TableService:
             meta, state, batch, live = change
             try:
                 seq, fresh = await self.store.commit(hub.table, record.seq, meta, state, batch, command)
-            except Conflict:
-                record, refreshed = await hub.refresh(), True
+            except Conflict as conflict:
+                # another change got there first; this process usually committed it itself and knows it already
+                record = hub.latest if hub.latest.seq >= conflict.seq else await hub.refresh()
+                refreshed = True
                 continue
             except Missing:
                 raise ProtocolError(Code.NOT_FOUND, "the table is gone") from None

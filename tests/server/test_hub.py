@@ -3,6 +3,7 @@ what a follower attaching then receives, and how commands are judged.  Found by 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -84,19 +85,36 @@ async def test_a_refusal_by_a_hub_behind_the_store_is_judged_again_on_the_stored
     assert refused.value.code == "already_started"
 
 
+def count_loads(store: Store) -> list[str]:
+    """The tables ``store.load`` reads from now on."""
+    loads: list[str] = []
+    load = store.load
+
+    async def counted(table: str) -> object:
+        loads.append(table)
+        return await load(table)
+
+    store.load = counted  # type: ignore[assignment,method-assign]
+    return loads
+
+
 async def test_a_refusal_on_the_latest_record_costs_one_read_and_stands(store: Store) -> None:
     service, table = await lobby(store)
     hub = Hub(table, await store.load(table), store)
     _, token, _ = await service.join(hub, Join(table=table, name="A"))
-    loads = 0
-    load = store.load
-
-    async def counted(table: str) -> object:
-        nonlocal loads
-        loads += 1
-        return await load(table)
-
-    store.load = counted  # type: ignore[assignment,method-assign]
+    loads = count_loads(store)
     with pytest.raises(ProtocolError) as refused:
         await service.start(hub, token)
-    assert refused.value.code == "not_started" and loads == 1
+    assert refused.value.code == "not_started" and len(loads) == 1
+
+
+async def test_a_conflict_with_a_change_this_process_made_is_rebuilt_without_a_read(store: Store) -> None:
+    service, table = await lobby(store, seats=3)
+    hub = Hub(table, await store.load(table), store)
+    other = Hub(table, await store.load(table), store)  # another process's, which sees none of the joins below
+    loads = count_loads(store)
+    seated = await asyncio.gather(*(service.join(hub, Join(table=table, name=n)) for n in "AB"))
+    assert sorted(seat for seat, _, _ in seated) == [0, 1] and sorted(seq for _, _, seq in seated) == [1, 2]
+    assert loads == []  # both built on seq 0; the loser rebuilt on the record its rival's commit left here
+    seat, _, seq = await service.join(other, Join(table=table, name="C"))
+    assert (seat, seq) == (2, 3) and loads == [table]  # a conflict with a change made elsewhere reads the store
