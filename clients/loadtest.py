@@ -189,7 +189,7 @@ class TableSlot:
         game = self._game()
         strategy: list[Strategy] = [get_strategy(game, self.plan.strategy) for _ in self.clients]
         creator = self.clients[0]
-        table = await creator.create(game, self.plan.seats)
+        table = await creator.create(game, self.plan.seats, private=True)  # nobody else is to sit down
         self.used += 2
         self.clock = Clock(self.plan.seats)
         bots = []

@@ -390,8 +390,11 @@ class Store:
         return data or b""
 
     async def set_open(self, table: str, meta: TableMeta) -> None:
-        """Keep the open-table index in step with a lobby change (a hint: ``open_tables`` re-checks)."""
-        if not meta.private and meta.status == "lobby" and None in meta.names:
+        """Keep the open-table index in step with a lobby change (a hint: ``open_tables`` re-checks).  A private
+        table is never in it."""
+        if meta.private:
+            return
+        if meta.status == "lobby" and None in meta.names:
             await self.redis.zadd(OPEN_TABLES, {table: meta.created})
         else:
             await self.redis.zrem(OPEN_TABLES, table)
