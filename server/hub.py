@@ -359,7 +359,7 @@ class Fanout:
     async def _resync_loop(self) -> None:
         while True:
             await asyncio.sleep(self._resync)
-            hubs = list(self.hubs.values())
+            hubs = [hub for hub in self.hubs.values() if hub.meta.status != "over"]  # a finished table is final
             if not hubs:
                 continue
             try:
