@@ -1,8 +1,9 @@
 """The table service: every command that changes a table, as one compare-and-set commit in Redis.
 
 Each change reads the latest record this process knows (the hub keeps it), builds the new record, state and
-logged batch, and commits them with the expected ``seq``.  When another process got there first the commit
-fails with ``Conflict``; the record is re-read and the change rebuilt, a few times at most.  So two actions for
+logged batch, and commits them with the expected ``seq``.  When another change got there first the commit
+fails with ``Conflict`` and the change is rebuilt on the newer record (read again unless this process committed
+it and so holds it already), a few times at most.  So two actions for
 the same table can never both commit against the same state, wherever they were received.  The server's own
 decisions (a time-out's default, a bot's move: ``decide``) take the same path.
 """
