@@ -72,8 +72,8 @@ from protocol.messages import (
     Welcome,
 )
 
-TableUpdate = Events | Snapshot | GameOver
-# The same as a tuple, for ``isinstance`` on the hot path (a union written there is built anew on each call).
+# The messages that update a table, as a tuple for ``isinstance`` on the hot path (a union written there is built
+# anew on each call).
 TABLE_UPDATES = (Events, Snapshot, GameOver)
 # Refusals for a passing reason, after which the same command (same id) is sent again.
 RETRYABLE = frozenset({"internal", "busy"})

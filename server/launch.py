@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from server.embedded import die_with_parent
@@ -25,7 +25,6 @@ class ServerProcess:
     log_path: Path
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
-    starts: int = field(default=0)
     tied: bool = False  # SIGTERM it when the thread that starts it ends (see ``die_with_parent``)
 
     @property
@@ -55,7 +54,6 @@ class ServerProcess:
         with self.log_path.open("ab") as log:
             tie = die_with_parent if self.tied else None
             self.process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=log, preexec_fn=tie)
-        self.starts += 1
         return offset
 
     def _listening(self, offset: int, deadline: float) -> bool:

@@ -113,7 +113,6 @@ KIND_INDEX: Final[dict[str, int]] = {k.name: i for i, k in enumerate(KINDS)}
 KIND_ICON: Final = tuple(k.icon for k in KINDS)
 KIND_EFFECT: Final = tuple(k.effect for k in KINDS)
 KIND_STEPS: Final = tuple(k.steps for k in KINDS)
-GHOST_CARDS: Final = 99
 
 (MUSICIAN, PAINTING, DANCING, TEA_1, TEA_2, TEA_3, GRIM, BALLROOM_GHOST, GROOM_GHOST) = range(9)
 PORTRAITS: Final = (9, 10, 11, 12)
@@ -128,7 +127,6 @@ def ghost_deck() -> list[int]:
 # -- Haunt cards (M5) ------------------------------------------------------------------------------------
 HAUNT_COUNTS: Final[dict[int, int]] = {1: 50, 2: 40, 3: 30}
 """M5 (reconstructed counts): 120 Haunt cards valued 1–3."""
-HAUNT_CARDS: Final = 120
 
 
 def haunt_deck() -> list[int]:
