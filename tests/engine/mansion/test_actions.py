@@ -218,3 +218,38 @@ def test_an_equal_but_odd_value_never_reaches_the_state() -> None:
     play(s, 0, DiscardHaunt(True))  # True == 1 in Python; the state keeps the int
     play(s, 0, Move(True))
     assert type(s.haunt_deck[0]) is int and type(s.pos[0]) is int
+
+
+def test_m17_defender_outbids_in_the_seance_room_keeps_the_card_and_both_draw() -> None:
+    s = turn_table(seats=3, event="cold_spot")
+    give(s, 1, "ballroom")
+    s.pos = [SEANCE, SEANCE, 2]  # the Séance Room is a location too; seat 2 is elsewhere
+    assert _of(GAME.legal_actions(s, 0), Duel) == [Duel(1, "ballroom")]
+    play(s, 0, Duel(1, "ballroom"))
+    haunt_on_top(s, 1, 2, 3)
+    play(s, 0, Dial(1))
+    out = play(s, 1, Dial(2))
+    assert out[1] == DuelRevealed(0, 1, "ballroom", 1, 2, 1)
+    assert s.collections == [[], [KIND_INDEX["ballroom"]], []]
+    assert [(e.seat, e.count) for e in out if isinstance(e, HauntDrawn)] == [(0, 1), (1, 2)]
+    assert s.hands[0] == [1] and s.hands[1] == [2, 3]
+
+
+def test_m16_the_ghosts_room_draw_comes_before_the_effect() -> None:
+    s = turn_table(seats=2, event="cold_spot")
+    s.pos[0] = 0  # room 0, where the ghosts are
+    put_room(s, 0, "grim_grinning")
+    haunt_on_top(s, 3, 1)
+    out = play(s, 0, Collect("grim_grinning"))  # cold_spot: 2 Haunt cards, then the optional discard
+    assert types(out) == ["collected", "haunt_drawn"] and s.hands[0] == [1, 3]
+    assert s.phase == PH_GRIM_GRINNING
+    play(s, 0, DiscardHaunt(3))
+    assert s.hands[0] == [1] and s.haunt_deck[0] == 3
+
+
+def test_m14_m15_rotating_a_seat_into_the_ghosts_room_draws_nothing() -> None:
+    s = turn_table(seats=2, event="cold_spot")
+    s.ghosts = 4
+    s.pos = [1, SEANCE]
+    out = play(s, 0, Rotate(3))  # section 1 now faces room 4
+    assert GAME.view(s, 0).seat_rooms[0] == 4 and types(out) == ["rotated"] and s.hands[0] == []

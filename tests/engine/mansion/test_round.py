@@ -150,3 +150,26 @@ def test_m13_wrong_seat_and_wrong_kind_of_action_are_refused() -> None:
         play(s, 0, ChooseDirection("cw"))
     assert err.value.code == "illegal_move"
     assert KIND_INDEX["musician"] == 0
+
+
+def test_m10_a_seat_draws_for_the_room_its_section_faces_at_the_current_rotation() -> None:
+    s = turn_table(seats=3, event="truce")
+    s.ghosts = 0
+    s.rotation = 3
+    s.pos = [5, 4, 0]  # rooms 1, 0 (the start room) and 3 (the final room)
+    out: list[object] = []
+    move_ghosts(s, 3, 1, "event", out)
+    assert isinstance(out[0], GhostsMoved) and out[0].draws == [1, 0, 2]
+
+
+def test_m13_turns_run_clockwise_from_the_first_player_wrapping_past_the_last_seat() -> None:
+    s = turn_table(seats=3, event="truce", seat=2)
+    order = []
+    rounds = s.round
+    while s.round == rounds:
+        order.append(s.turn)
+        play(s, s.turn, END_TURN)
+    assert order == [2, 0, 1] and s.first == 0
+    if s.phase == PH_EVENT_DIRECTION:
+        play(s, 0, DIRECTIONS[0])
+    assert s.turn == 0

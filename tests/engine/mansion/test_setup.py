@@ -129,3 +129,14 @@ def test_m30_commitment_published_and_seed_revealed() -> None:
     result = GAME.result(final)
     assert result is not None
     assert verify(result.seed, "table-9", s.commitment)
+
+
+def test_m5_a_draw_larger_than_the_deck_takes_what_is_left() -> None:
+    s = turn_table(seats=2, event="truce")
+    s.hands[1].extend(s.haunt_deck[1:])
+    s.hands[1].sort()
+    del s.haunt_deck[1:]
+    out: list[object] = []
+    draw_haunt(s, 0, 2, "ghosts", out)
+    assert len(s.hands[0]) == 1 and s.haunt_deck == [] and len(out) == 1
+    assert_conserved(s)
