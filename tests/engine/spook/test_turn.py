@@ -222,3 +222,19 @@ def test_timeouts_keep_the_game_moving() -> None:
         assert GAME.timeout_action(state, 0) == expected
     GAME.apply(state, 0, StartHunt(ghost="5S"))
     assert GAME.timeout_action(state, 0) == GAME.timeout_action(state, 1) == Done()
+
+
+def test_s15_the_last_card_drawn_loses_only_when_the_next_draw_is_due() -> None:
+    state = make_state(2, pile=["4H"], phase="draw")
+    GAME.apply(state, 0, Draw())  # the pile is now empty, but no draw is due: the turn goes on
+    assert state.pile == [] and state.phase == "roll" and GAME.result(state) is None
+    GAME.apply(state, 0, Roll())
+    GAME.apply(state, 0, StopMoving())
+    assert GAME.result(state) is None
+    assert GAME.apply(state, 0, EndTurn())[-1] == GameOver(won=False, reason="pile_empty")
+
+
+def test_s15_a_haunted_wing_at_the_end_of_the_turn_comes_before_the_next_draw() -> None:
+    state = make_state(2, rooms={"1": "AS", "2": "2S", "3": "3S"}, pile=[])
+    assert GAME.apply(state, 0, EndTurn()) == [GameOver(won=False, reason="wing_haunted", wing="west")]
+    assert state.active == 0 and state.outcome == "lost"
