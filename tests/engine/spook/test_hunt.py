@@ -221,3 +221,27 @@ def test_s15_hunting_the_queen_wins_for_every_seat() -> None:
     result = GAME.result(state)
     assert result is not None and result.scores == [1, 1, 1] and result.winners == [0, 1, 2]
     assert result.seed == state.rng.seed.hex() and GAME.prompts(state) == {}
+
+
+def test_s15_the_queen_hunted_with_an_empty_pile_wins_no_draw_is_due() -> None:
+    state = make_state(hands=[["9D"]], rooms={"6": "QS", "2": "4C"}, pawns=["6"], pile=[])
+    GAME.apply(state, 0, StartHunt(ghost="QS"))
+    events = GAME.apply(state, 0, Offer(card="9D"))
+    assert events[-1] == GameOver(won=True, reason="queen_hunted")
+    assert state.outcome == "won" and not any(isinstance(e, CardDrawn) for e in events)
+
+
+def test_s11_s12_a_wing_clear_from_an_empty_room_of_the_wing_then_draws() -> None:
+    rooms = {"4": "7S", "6": "2C", "10": "5S"}
+    state = make_state(hands=[["QH", "QD"]], rooms=rooms, pawns=["5"], pile=["3H"])
+    GAME.apply(state, 0, StartHunt(kind="wing"))
+    events = GAME.apply(state, 0, Offer(card="QH"))
+    assert not any(isinstance(e, HuntSucceeded) for e in events)  # both Queens are needed
+    events = GAME.apply(state, 0, Offer(card="QD"))
+    assert events[-2:] == [
+        HuntSucceeded(ghosts=["7S", "2C"], cards=["QH", "QD"]),
+        CardDrawn(seat=0, card="3H", destination="discard", public=True, pile_size=0),
+    ]
+    assert state.rooms[3:6] == [None, None, None] and state.rooms[9] == "5S"
+    state = make_state(hands=[["QH", "QD"]], staircase=["4C"], rooms={"7": "2S"}, pawns=["staircase"])
+    assert StartHunt(kind="wing") not in GAME.legal_actions(state, 0)  # the staircase is in no wing (S6)

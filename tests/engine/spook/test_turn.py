@@ -222,3 +222,65 @@ def test_timeouts_keep_the_game_moving() -> None:
         assert GAME.timeout_action(state, 0) == expected
     GAME.apply(state, 0, StartHunt(ghost="5S"))
     assert GAME.timeout_action(state, 0) == GAME.timeout_action(state, 1) == Done()
+
+
+def test_s15_the_last_card_drawn_loses_only_when_the_next_draw_is_due() -> None:
+    state = make_state(2, pile=["4H"], phase="draw")
+    GAME.apply(state, 0, Draw())  # the pile is now empty, but no draw is due: the turn goes on
+    assert state.pile == [] and state.phase == "roll" and GAME.result(state) is None
+    GAME.apply(state, 0, Roll())
+    GAME.apply(state, 0, StopMoving())
+    assert GAME.result(state) is None
+    assert GAME.apply(state, 0, EndTurn())[-1] == GameOver(won=False, reason="pile_empty")
+
+
+def test_s15_a_haunted_wing_at_the_end_of_the_turn_comes_before_the_next_draw() -> None:
+    state = make_state(2, rooms={"1": "AS", "2": "2S", "3": "3S"}, pile=[])
+    assert GAME.apply(state, 0, EndTurn()) == [GameOver(won=False, reason="wing_haunted", wing="west")]
+    assert state.active == 0 and state.outcome == "lost"
+
+
+@pytest.mark.parametrize("seats", [1, 2, 3, 4])
+def test_s14_seats_play_in_turn_from_seat_0_round_the_table(seats: int) -> None:
+    state = make_state(seats, phase="turn")
+    order = []
+    for _ in range(2 * seats):
+        order.append(state.active)
+        GAME.apply(state, state.active, EndTurn())
+        assert GAME.prompts(state) == {state.active: GAME.prompts(state)[state.active]}
+        state.phase = "turn"
+    assert order == [*range(seats)] * 2 and state.turn == 2 * seats + 1
+
+
+def test_s9_the_queen_appearing_never_moves_the_omen() -> None:
+    state = make_state(pile=["QS"], rooms={"5": "2C"}, phase="draw", omen="5")
+    events = GAME.apply(state, 0, Draw())
+    assert GhostAppeared(ghost="QS", location="6") in events and state.rooms[5] == "QS"
+    assert state.omen == "5" and not any(isinstance(e, OmenMoved) for e in events)
+    rooms = {str(n): f"{'A' if n == 1 else n}S" for n in range(1, 11)}
+    state = make_state(rooms=rooms, pile=["QS"], phase="draw", omen="3")
+    events = GAME.apply(state, 0, Draw())
+    assert GhostAppeared(ghost="QS", location="staircase") in events and state.staircase == ["QS"]
+    assert state.omen == "3" and not any(isinstance(e, OmenMoved) for e in events)
+
+
+def test_s9_only_the_room_the_ghost_lands_in_springs_its_trap() -> None:
+    # the omen's room holds a ghost and a trap: the new ghost goes on to room 4, whose trap destroys it
+    state = make_state(rooms={"3": "AC"}, traps={"3": "JH", "4": "JD"}, pile=["9C"], phase="draw", omen="3")
+    events = GAME.apply(state, 0, Draw())
+    assert GhostAppeared(ghost="9C", location="4") in events
+    assert TrapSprung(room="4", trap="JD", ghost="9C", ghost_destroyed=True) in events
+    assert state.traps[2] == "JH" and state.traps[3] is None and state.rooms[2:4] == ["AC", None]
+    assert state.omen == "9" and census(state) == Counter(DECK)
+
+
+def test_s10_s11_moving_another_seats_pawn_in_lets_it_join_the_hunt() -> None:
+    state = make_state(2, hands=[["3H"], ["5H"]], rooms={"1": "8S"}, pawns=["1", "foyer"], phase="move", pile=["2D"])
+    assert not any(isinstance(a, StartHunt) for a in GAME.legal_actions(state, 0))  # 3 alone cannot reach 8
+    GAME.apply(state, 0, Move(pawn=1, to="1"))
+    assert StartHunt(ghost="8S") in GAME.legal_actions(state, 0)
+    GAME.apply(state, 0, StartHunt(ghost="8S"))
+    assert sorted(GAME.prompts(state)) == [0, 1]
+    GAME.apply(state, 1, Offer(card="5H"))
+    GAME.apply(state, 0, Offer(card="3H"))
+    assert state.rooms[0] is None and state.phase == "move" and state.steps_left == 2 and state.moving_pawn == 1
