@@ -133,6 +133,20 @@ def test_g5_the_target_is_always_asked_even_without_a_cat() -> None:
     refused(state, 0, Decline(), "not_your_turn")
 
 
+def test_g5_only_the_target_answers_and_only_the_attacker_refills() -> None:
+    """G5: the cat decision is the target's alone (a third seat holding a cat may not answer); the turn then
+    ends as G10 says: the active (attacking) seat draws up to 3, the target does not."""
+    state = table(3, seat0=[GHOST_A, 0], seat1=[CAT_A, 1], seat2=[CAT_B, 2, 3])
+    build(state, 1, 1)
+    play(state, 0, PlayGhost(GHOST_A, 1))
+    assert prompt_kind(state) == {1: "cat_defence"}
+    assert GAME.legal_actions(state, 2) == [] and GAME.legal_actions(state, 0) == []
+    refused(state, 2, Defend(CAT_B), "not_your_turn")
+    events = play(state, 1, Defend(CAT_A))
+    assert [(ev.seat, ev.count) for ev in events if isinstance(ev, e.Drew)] == [(0, 2)]
+    assert [len(h) for h in state.hands] == [3, 1, 3] and prompt_kind(state) == {1: "turn"}
+
+
 def test_g5_a_cat_from_hand_cancels_the_ghost() -> None:
     state = table(seat0=[GHOST_A], seat1=[CAT_A, CAT_B, 0])
     build(state, 1, 1)
@@ -353,6 +367,18 @@ def test_g10_reshuffle_the_discard_pile_when_the_pile_runs_out() -> None:
     assert len(state.pile) == reshuffled.count - 1
 
 
+def test_g10_a_g9_draw_reshuffles_when_the_pile_runs_out_midway() -> None:
+    """G9 draws as many as discarded; when the pile empties partway, G10's reshuffle supplies the rest."""
+    state = table(seat0=[0, 12, 22])
+    last = state.pile[0]
+    state.discard, state.pile = state.pile[1:], [last]
+    events = play(state, 0, Discard(12, last=False), Discard(22))
+    drew = next(ev for ev in events if isinstance(ev, e.Drew))
+    assert kinds(events)[:4] == ["CardSelected", "Discarded", "Reshuffled", "Drew"]
+    assert drew.count == 2 and drew.cards is not None and last in drew.cards
+    assert len(state.hands[0]) == 3 and state.discard == [] and state.hidden_discard == []
+
+
 def test_g10_with_both_piles_empty_draw_what_there_is() -> None:
     state = table(seat0=[CAT_A, 0, 1])
     build(state, 0, 1)
@@ -444,6 +470,42 @@ def test_g11_cats_cancel_escape_ghosts() -> None:
     assert prompt_kind(state) == {1: "stop_escape"}  # with 2 seats, a second ghost
     play(state, 1, Decline())
     assert state.winners == [0]
+
+
+def test_g11_a_cat_on_floor_three_takes_an_escape_ghost() -> None:
+    """G11 with G5's landing: a cat on floor 3 takes the ghost (no cat decision asked) and the escape goes on;
+    with 2 seats the opponent's second ghost then lands on the dark floor and stops it."""
+    state = table(2, seat0=[22, 0, 1], seat1=[GHOST_A, GHOST_B, 2])
+    build(state, 0, 2, extra=1)
+    place(state, 0, 3, cat=True)
+    cat = floor_of(state.houses[0], 3).cat
+    play(state, 0, PlayRoom(22, 3, "right"))
+    events = play(state, 1, StopEscape(GHOST_A))
+    assert events[1] == e.GhostMetCat(0, 3, GHOST_A, cat)  # type: ignore[arg-type]
+    assert floor_of(state.houses[0], 3).cat is None and None not in floor_of(state.houses[0], 3).rooms
+    assert prompt_kind(state) == {1: "stop_escape"}
+    play(state, 1, StopEscape(GHOST_B))
+    events = play(state, 0, Decline())
+    assert isinstance(events[1], e.FloorHaunted) and e.EscapeStopped(0) in events and state.winners == []
+
+
+def test_g11_a_stopped_escape_refills_round_the_table_from_the_escaper() -> None:
+    """G11: every seat draws up to 3 starting with the seat that tried (seat 1 here, then 2, then 0; a full
+    hand draws nothing) and the seat after the escaper plays next."""
+    state = table(3)
+    (room,) = free(state, "room", 3)
+    set_hand(state, 1, [room])
+    set_hand(state, 2, [GHOST_A, 0, 1])
+    set_hand(state, 0, [2])
+    build(state, 1, 2, extra=1)
+    state.active = 1
+    play(state, 1, PlayRoom(room, 3, "right"))
+    assert prompt_kind(state) == {2: "stop_escape"} and state.hands[1] == []  # no G10 draw
+    play(state, 2, StopEscape(GHOST_A))
+    events = play(state, 1, Decline())
+    assert [(ev.seat, ev.count) for ev in events if isinstance(ev, e.Drew)] == [(1, 3), (2, 1), (0, 2)]
+    assert [len(h) for h in state.hands] == [3, 3, 3]
+    assert events[-1] == e.TurnStarted(2, 1) and prompt_kind(state) == {2: "turn"}
 
 
 def test_g11_declining_ends_a_seats_chances() -> None:
