@@ -29,7 +29,7 @@ class House(msgspec.Struct):
     floors: list[Floor]
 
 
-class Attack(msgspec.Struct):
+class Attack(msgspec.Struct, frozen=True):
     """A ghost played on ``target``'s ``floor`` (1–3) waiting for the target's cat decision (G5, G11)."""
 
     attacker: int
