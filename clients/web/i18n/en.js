@@ -386,7 +386,7 @@ export default {
 
   "gah.prompt.turn": "Your turn: play rooms, a ghost, a cat, a light, a special, or discard.",
   "gah.prompt.build": "Place another room card, or stop building.",
-  "gah.prompt.light": "Light a floor: pick cards showing 5 bulbs (so far {count}), then the floor.",
+  "gah.prompt.light": "Light a floor: pick cards showing {needed} bulbs (so far {count}), then the floor.",
   "gah.prompt.discard": "Pick the cards to discard: the last pick draws as many.",
   "gah.prompt.cat_defence": "{name} plays a ghost on your floor {floor}: cancel it with a cat?",
   "gah.prompt.stop_escape": "{name} is escaping: play a ghost on their floor 3?",

@@ -386,7 +386,7 @@ export default {
 
   "gah.prompt.turn": "À vous : jouez des pièces, un fantôme, un chat, une lumière, une carte spéciale, ou défaussez.",
   "gah.prompt.build": "Posez une autre carte de pièce, ou arrêtez.",
-  "gah.prompt.light": "Allumer un étage : choisissez des cartes montrant 5 ampoules (pour l'instant {count}), puis l'étage.",
+  "gah.prompt.light": "Allumer un étage : choisissez des cartes montrant {needed} ampoules (pour l'instant {count}), puis l'étage.",
   "gah.prompt.discard": "Choisissez les cartes à défausser : le dernier choix pioche autant de cartes.",
   "gah.prompt.cat_defence": "{name} joue un fantôme sur votre étage {floor} : l'annuler avec un chat ?",
   "gah.prompt.stop_escape": "{name} s'échappe : jouer un fantôme sur son étage 3 ?",
