@@ -246,7 +246,7 @@ export default {
   "spook.wing.west": "west wing",
   "spook.wing.east": "east wing",
   "spook.wing.upper": "upper wing",
-  "spook.wing_state": "{wing} · {count}/3 haunted",
+  "spook.wing_state": "{wing} · {count}/{rooms} haunted",
   "spook.rank.A": "A",
   "spook.rank.J": "J",
   "spook.rank.Q": "Q",

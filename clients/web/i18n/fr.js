@@ -246,7 +246,7 @@ export default {
   "spook.wing.west": "aile ouest",
   "spook.wing.east": "aile est",
   "spook.wing.upper": "aile haute",
-  "spook.wing_state": "{wing} · {count}/3 hantées",
+  "spook.wing_state": "{wing} · {count}/{rooms} hantées",
   "spook.rank.A": "A",
   "spook.rank.J": "V",
   "spook.rank.Q": "D",
