@@ -169,7 +169,7 @@ export default {
   "mansion.dial_set": "dial set",
   "mansion.dial_unset": "choosing…",
   "mansion.your_bid": "your bid: {bid}",
-  "mansion.dial_help": "Pick 0–3: the higher bid takes the card, and each of you draws as many Haunt cards as bid.",
+  "mansion.dial_help": "Pick 0–{max}: the higher bid takes the card, and each of you draws as many Haunt cards as bid.",
 
   "mansion.prompt.turn": "Your turn: {count} actions left.",
   "mansion.prompt.turn_one": "Your turn: {count} action left.",

@@ -169,7 +169,7 @@ export default {
   "mansion.dial_set": "cadran réglé",
   "mansion.dial_unset": "réfléchit…",
   "mansion.your_bid": "votre enchère : {bid}",
-  "mansion.dial_help": "Choisissez 0 à 3 : la plus forte enchère prend la carte, et chacun tire autant de cartes Hantise que sa mise.",
+  "mansion.dial_help": "Choisissez 0 à {max} : la plus forte enchère prend la carte, et chacun tire autant de cartes Hantise que sa mise.",
 
   "mansion.prompt.turn": "À vous : encore {count} actions.",
   "mansion.prompt.turn_one": "À vous : encore {count} action.",
