@@ -71,6 +71,11 @@ class Game(abc.ABC, Generic[S, A, E]):
     action_type: ClassVar[Any]  # the tagged union of the game's actions
     event_type: ClassVar[Any]  # the tagged union of the game's events
     options_type: ClassVar[type[msgspec.Struct]]
+    catalog: ClassVar[msgspec.Struct]
+    """The game's public, static data as JSON-able structs: its cards and its board, the same for every table and
+    hiding nothing.  Built from the one data module the rules files keep such data in (G1, G2: Ghost at Home's
+    cards; S1–S4: Spook's deck and map; M1–M7: Call of the Spirits' board and decks), so a client draws from it
+    instead of a copy, and printed values replacing reconstructed ones reach every client at once."""
 
     def __init__(self) -> None:
         self._state_encoder = msgspec.msgpack.Encoder()

@@ -17,7 +17,7 @@ class Code(StrEnum):
     ILLEGAL_MOVE = "illegal_move"  # the rules forbid that action now (or it is not one of the game's actions)
     STALE = "stale"  # the command named a table seq that is no longer current
     TABLE_FULL = "table_full"  # no free seat, or the chosen seat is taken
-    NOT_FOUND = "not_found"  # no such table
+    NOT_FOUND = "not_found"  # no such table (over HTTP: no such game catalog)
     ALREADY_STARTED = "already_started"  # join, leave or start after the game started
     NOT_STARTED = "not_started"  # act before the game started, or start with a seat still free
     GAME_OVER = "game_over"  # act after the game ended

@@ -1,6 +1,6 @@
 """``hauntd schema``: the JSON Schema of both directions (the committed copy is ``protocol/schema.json``), or
 with ``--game NAME`` the schema of that game's actions and events (what ``act.action`` and ``events.events``
-hold)."""
+hold), options and catalog (what ``GET /games/NAME.json`` serves)."""
 
 from __future__ import annotations
 
@@ -31,15 +31,16 @@ def game_schema(name: str) -> dict[str, Any]:
     from engine.registry import get_game
 
     game = get_game(name)
-    (action, event, options), defs = msgspec.json.schema_components(
-        (game.action_type, game.event_type, game.options_type), ref_template=_REF
+    (action, event, options, catalog), defs = msgspec.json.schema_components(
+        (game.action_type, game.event_type, game.options_type, type(game.catalog)), ref_template=_REF
     )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": f"{game.title} ({game.name}): actions, events and table options",
+        "title": f"{game.title} ({game.name}): actions, events, table options and catalog",
         "action": action,
         "event": event,
         "options": options,
+        "catalog": catalog,
         "$defs": defs,
     }
 
@@ -49,7 +50,7 @@ def render(schema: dict[str, Any]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", help="print this game's action, event and options schema instead")
+    parser.add_argument("--game", help="print this game's action, event, options and catalog schema instead")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,33 +1,74 @@
-"""Plain HTTP on the WebSocket port (websockets' ``process_request`` hook): health, metrics, the web page.
+"""Plain HTTP on the WebSocket port (websockets' ``process_request`` hook): health, metrics, game catalogs, the
+web page.
 
-``/healthz`` answers ``ok`` once Redis answers; ``/metrics`` is Prometheus text; ``/`` serves
-``clients/web/index.html`` and ``/static/<path>`` a file under ``clients/web/`` when that folder exists.  A
-request carrying ``Upgrade: websocket`` on any other path is a WebSocket connection.
+``/healthz`` answers ``ok`` once Redis answers; ``/metrics`` is Prometheus text; ``/games/<name>.json`` is a
+registered game's catalog (``Game.catalog``: its public cards and board), JSON-encoded once, or a 404 whose
+body is the protocol's ``error`` (``not_found``); ``/`` serves ``clients/web/index.html`` and ``/static/<path>``
+a file under ``clients/web/`` when that folder exists.  A request carrying ``Upgrade: websocket`` on any other
+path is a WebSocket connection.
 """
 
 from __future__ import annotations
 
+import hashlib
 import mimetypes
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote
 
+import msgspec
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+
+from engine.registry import games
+from protocol.codec import encode
+from protocol.errors import Code
+from protocol.messages import Error
 
 if TYPE_CHECKING:
     from server.app import App
 
 WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+JSON = "application/json"
+CATALOGS = "/games/"
 
 
-def response(status: HTTPStatus, body: bytes, content_type: str = "text/plain; charset=utf-8") -> Response:
-    headers = Headers(
-        [("Content-Type", content_type), ("Content-Length", str(len(body))), ("Cache-Control", "no-store")]
-    )
+def response(
+    status: HTTPStatus, body: bytes, content_type: str = "text/plain; charset=utf-8", *extra: tuple[str, str]
+) -> Response:
+    """A response with ``Cache-Control: no-store`` unless ``extra`` headers say otherwise."""
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))), *extra])
+    headers.setdefault("Cache-Control", "no-store")
     return Response(status.value, status.phrase, headers, body)
+
+
+class CatalogFile(NamedTuple):
+    """A game's catalog as served: the JSON body and its entity tag."""
+
+    body: bytes
+    etag: str
+
+
+def catalogs() -> dict[str, CatalogFile]:
+    """Every registered game's catalog by its path, encoded once."""
+    served = {}
+    for name, game in games().items():
+        body = msgspec.json.encode(game.catalog)
+        served[f"{CATALOGS}{name}.json"] = CatalogFile(body, f'"{hashlib.sha256(body).hexdigest()[:32]}"')
+    return served
+
+
+def catalog_response(catalog: CatalogFile | None, request: Request) -> Response:
+    """A catalog (revalidated on each use: it changes only when the server is upgraded, and then at once), 304
+    when the client holds this very one, or the protocol's ``not_found`` error."""
+    if catalog is None:
+        return response(HTTPStatus.NOT_FOUND, encode(Error(code=Code.NOT_FOUND, message="no such game")), JSON)
+    cache = ("Cache-Control", "no-cache"), ("ETag", catalog.etag)
+    if request.headers.get("If-None-Match") == catalog.etag:
+        return Response(HTTPStatus.NOT_MODIFIED.value, HTTPStatus.NOT_MODIFIED.phrase, Headers(cache), b"")
+    return response(HTTPStatus.OK, catalog.body, JSON, *cache)
 
 
 def static_file(root: Path, relative: str) -> Path | None:
@@ -45,6 +86,8 @@ def static_file(root: Path, relative: str) -> Path | None:
 
 
 def handler(app: App, web_root: Path = WEB_ROOT):  # type: ignore[no-untyped-def]
+    served = catalogs()
+
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = unquote(request.path.split("?", 1)[0])
         if request.headers.get("Upgrade", "").lower() == "websocket" and path not in ("/healthz", "/metrics"):
@@ -56,6 +99,8 @@ def handler(app: App, web_root: Path = WEB_ROOT):  # type: ignore[no-untyped-def
             )
         if path == "/metrics":
             return response(HTTPStatus.OK, app.metrics.render(), app.metrics.content_type)
+        if path.startswith(CATALOGS):
+            return catalog_response(served.get(path), request)
         file = None
         if path == "/":
             file = static_file(web_root, "index.html")

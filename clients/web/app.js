@@ -110,7 +110,13 @@ const conn = new Connection(serverUrl(), {
 });
 
 async function loadRenderer(game) {
-  const renderer = await rendererFor(game);
+  let renderer;
+  try {
+    renderer = await rendererFor(game);
+  } catch (err) {
+    showError(err); // the next update tries again
+    return;
+  }
   if (state.table && state.table.game === game) {
     state.renderer = renderer;
     render();

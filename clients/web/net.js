@@ -1,5 +1,6 @@
 // The WebSocket to the server that served this page: hello, requests matched to replies by ``ref``, table
 // updates handed to ``onUpdate``, and a reconnect with backoff (``onReconnect`` then resumes what was open).
+// Also the one plain HTTP request the page makes: a game's catalog.
 
 export const PROTOCOL_VERSION = 1;
 
@@ -119,4 +120,13 @@ export class Connection {
 /** The WebSocket address of the server that served this page. */
 export function serverUrl() {
   return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+}
+
+/** A game's catalog, its public cards and board (``GET /games/<game>.json``); a ServerError when the server
+ * refuses it. */
+export async function fetchCatalog(game) {
+  const reply = await fetch(`/games/${encodeURIComponent(game)}.json`);
+  const body = await reply.json().catch(() => ({}));
+  if (!reply.ok) throw new ServerError(body.code || "unavailable", body.message || `HTTP ${reply.status}`);
+  return body;
 }

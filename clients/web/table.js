@@ -7,13 +7,14 @@ import { gameTitle, t } from "./i18n.js";
 
 export const SEAT_COLOURS = ["#e0524d", "#3b82d6", "#e9b52c", "#8f5bd9", "#3ea86f", "#9aa3ad"];
 
-export function makeContext(table, handlers = {}) {
+export function makeContext(table, catalog, handlers = {}) {
   const name = (seat) => {
     const info = table.seats[seat];
     return info && info.name ? info.name : t("table.seat_n", { n: seat + 1 });
   };
   return {
     table,
+    catalog, // the game's public cards and board (GET /games/<game>.json)
     drawing: table.drawing, // the renderer's own notes about what it drew last (kept per table)
     view: table.view,
     me: table.seated ? table.seat : null,
@@ -209,7 +210,7 @@ function finalScores(renderer, ctx, table, handlers) {
 
 /** The whole table screen. */
 export function renderTable(renderer, table, handlers) {
-  const ctx = makeContext(table, handlers);
+  const ctx = makeContext(table, renderer.catalog, handlers);
   if (table.status === "lobby" || !table.view) {
     return h("div", { class: "table-screen waiting", dataset: { table: table.id } }, seatingCard(table, handlers));
   }

@@ -19,7 +19,9 @@ A card is named by its id everywhere (hands, houses, piles, actions, events):
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import Final
+
+import msgspec
 
 ROOM: Final = "room"
 GHOST: Final = "ghost"
@@ -38,8 +40,9 @@ HAND_SIZE: Final = 3
 """Seed text and G10: deal 3 to each seat; refill the hand up to 3."""
 
 
-class Card(NamedTuple):
-    """One card: ``floor`` is 1–3 for a room card, 0 otherwise (a joker fits any floor)."""
+class Card(msgspec.Struct, frozen=True):
+    """One card: ``floor`` is 1–3 for a room card, 0 otherwise (a joker fits any floor); ``bulbs`` its
+    light-bulb icons (G2)."""
 
     id: int
     kind: str

@@ -8,6 +8,7 @@ from engine.contract import Game, IllegalAction, Prompt, Result
 from engine.ghost_at_home import actions as a
 from engine.ghost_at_home import events as e
 from engine.ghost_at_home import legal, rules, views
+from engine.ghost_at_home.catalog import CATALOG
 from engine.ghost_at_home.house import room_count
 from engine.ghost_at_home.state import Options, State
 
@@ -23,6 +24,7 @@ class GhostAtHome(Game[State, a.Action, e.Event]):
     action_type = a.Action
     event_type = e.Event
     options_type = Options
+    catalog = CATALOG
 
     def setup(self, seats: int, seed: bytes, options: msgspec.Struct, table_id: str) -> State:
         if not self.min_seats <= seats <= self.max_seats:

@@ -39,6 +39,7 @@ from engine.mansion.cards import (
     ghost_deck,
     haunt_deck,
 )
+from engine.mansion.catalog import CATALOG
 from engine.mansion.events import Event
 from engine.mansion.state import (
     NO_BID,
@@ -117,6 +118,7 @@ class MansionGame(Game[State, Action, Event]):
     action_type: ClassVar[Any] = Action
     event_type: ClassVar[Any] = Event
     options_type: ClassVar[type[msgspec.Struct]] = Options
+    catalog: ClassVar[msgspec.Struct] = CATALOG
 
     def setup(self, seats: int, seed: bytes, options: msgspec.Struct, table_id: str) -> State:
         """M4, M8, M30; the first player is drawn by the seeded generator.  The first round's Event Phase runs

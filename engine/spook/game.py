@@ -15,6 +15,7 @@ from engine.spook import hunt as hunts
 from engine.spook import rules
 from engine.spook.actions import Done, Draw, EndTurn, LayTrap, Move, Offer, Roll, SpookAction, StartHunt, StopMoving
 from engine.spook.cards import QUEEN
+from engine.spook.catalog import CATALOG
 from engine.spook.events import CardDrawn, SpookEvent
 from engine.spook.state import SpookOptions, SpookReveal, SpookState, SpookView
 
@@ -41,6 +42,7 @@ class SpookGame(Game[SpookState, SpookAction, SpookEvent]):
     action_type = SpookAction
     event_type = SpookEvent
     options_type = SpookOptions
+    catalog = CATALOG
 
     def setup(self, seats: int, seed: bytes, options: msgspec.Struct, table_id: str) -> SpookState:
         if not self.min_seats <= seats <= self.max_seats:

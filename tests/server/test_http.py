@@ -1,4 +1,4 @@
-"""Plain HTTP on the WebSocket port, the embedded Valkey, and a client that stops reading."""
+"""Plain HTTP on the WebSocket port (game catalogs included), the embedded Valkey, and a client that stops reading."""
 
 from __future__ import annotations
 
@@ -6,23 +6,32 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
+from email.message import Message
 from pathlib import Path
 
+import msgspec
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import Client
+from engine.registry import games
 from server.http import static_file
 from tests.server.conftest import ServerFactory, ServerProcess
 
 
-def get(url: str) -> tuple[int, bytes]:
+def fetch(url: str, **headers: str) -> tuple[int, Message, bytes]:
+    """Status, headers and body of a GET sent with ``headers``."""
     try:
-        with urllib.request.urlopen(url, timeout=5) as reply:
-            return reply.status, reply.read()
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as reply:
+            return reply.status, reply.headers, reply.read()
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
+        return exc.code, exc.headers, exc.read()
+
+
+def get(url: str) -> tuple[int, bytes]:
+    status, _, body = fetch(url)
+    return status, body
 
 
 def test_health_metrics_and_no_path_traversal(server: ServerProcess) -> None:
@@ -31,6 +40,22 @@ def test_health_metrics_and_no_path_traversal(server: ServerProcess) -> None:
     assert status == 200 and b"hauntd_connections" in body and b"hauntd_tables" in body
     for path in ["/static/../../pyproject.toml", "/static/%2e%2e/%2e%2e/pyproject.toml", "/nothing"]:
         assert get(f"{server.http}{path}")[0] == 404
+
+
+def test_every_game_catalog_over_http(server: ServerProcess) -> None:
+    """``/games/<name>.json``: each registered game's catalog, the same bytes until the server changes (so a
+    client revalidates it for nothing); an unknown game is a 404 carrying the protocol's ``not_found`` error."""
+    for name, game in games().items():
+        status, headers, body = fetch(f"{server.http}/games/{name}.json")
+        assert status == 200 and body == msgspec.json.encode(game.catalog), name
+        assert headers["Content-Type"] == "application/json" and headers["Cache-Control"] == "no-cache"
+        status, headers, body = fetch(f"{server.http}/games/{name}.json", **{"If-None-Match": headers["ETag"]})
+        assert (status, body) == (304, b"")
+        assert fetch(f"{server.http}/games/{name}.json", **{"If-None-Match": '"old"'})[0] == 200
+    for path in ["/games/chess.json", "/games/mansion", "/games/", "/games/../games/spook.json"]:
+        status, headers, body = fetch(f"{server.http}{path}")
+        assert status == 404 and headers["Content-Type"] == "application/json", path
+        assert json.loads(body) == {"type": "error", "code": "not_found", "message": "no such game"}
 
 
 def test_static_files_stay_under_their_root(tmp_path: Path) -> None:

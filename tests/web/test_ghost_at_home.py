@@ -6,6 +6,7 @@ import json
 import random
 from typing import Any, get_args
 
+import msgspec
 from msgspec import to_builtins
 
 from engine.ghost_at_home import GAME
@@ -14,19 +15,28 @@ from engine.ghost_at_home.cards import BULBS, KIND
 from server.launch import ServerProcess
 from tests.server.players import close
 from tests.web.conftest import screenshot
-from tests.web.play import assert_final_scores, create_table, exported, play_with, seat_sdk_players
+from tests.web.play import assert_final_scores, create_table, play_with, seat_sdk_players
 
 # The actions that need a place on the board are those naming a floor or a house (a room space, a floor, a
 # house); the rest are the hand's cards and buttons.  SOURCED: the specials that first pick the piece they move.
 TARGETED = {m.__struct_config__.tag for m in get_args(Action) if {"floor", "target"} & set(m.__struct_fields__)}
 SOURCED = {m.__struct_config__.tag for m in get_args(Action) if "source_floor" in m.__struct_fields__}
+CATALOG = "/games/ghost-at-home.json"
+# every card drawn, in the hand (HTML) and on the board (SVG): its id, the bulbs it shows and its kind
+DRAWN_CARDS = """() => [
+    ...[...document.querySelectorAll('#hand .gcard-chip')].map((e) => [e, e.querySelector('.bulbs').textContent]),
+    ...[...document.querySelectorAll('svg.gah-board .gcard')].map((e) => [e, e.querySelectorAll('.bulb-dot')]),
+].map(([e, bulbs]) => [Number(e.dataset.card), bulbs.length, e.classList[1]])"""
+
+
+async def drawn_cards(page: Any) -> list[tuple[int, int, str]]:
+    """(card, bulbs shown, kind) of every card on the page."""
+    return [tuple(card) for card in await page.evaluate(DRAWN_CARDS)]
 
 
 async def test_ghost_at_home_two_seats(page: Any, server: ServerProcess) -> None:
-    # the renderer's card data is the engine's (G1, G2)
-    drawn = await exported(page, "games/ghost-at-home.js", "KINDS", "BULBS")
-    assert drawn == [list(KIND), list(BULBS)]
-
+    catalogs: list[str] = []  # the page asks for the game's catalog once, however often it draws
+    page.on("request", lambda request: catalogs.append(request.url) if request.url.endswith(CATALOG) else None)
     await page.fill("#player-name", "Ada")
     table = await create_table(page, "ghost-at-home", 2, {"max_rounds": 20})  # a short game: at most 20 rounds
     players = await seat_sdk_players(server, table, 1)
@@ -50,6 +60,8 @@ async def test_ghost_at_home_two_seats(page: Any, server: ServerProcess) -> None
                 await screenshot(page, "gah-picked")
             if clicks == 6:
                 await screenshot(page, "gah-mid")
+            if clicks % 4 == 0:  # each card drawn shows the engine's bulbs and kind (G1, G2)
+                assert all((bulbs, kind) == (BULBS[card], KIND[card]) for card, bulbs, kind in await drawn_cards(page))
             for panel in ("attack", "escape"):
                 if panel not in shots and await page.is_visible(f"#{panel}"):
                     shots.add(panel)
@@ -62,6 +74,7 @@ async def test_ghost_at_home_two_seats(page: Any, server: ServerProcess) -> None
         await close(players)
 
     assert "pick" in shots
+    assert len(catalogs) == 1, catalogs
     await assert_final_scores(page, result)
     assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
     log = await page.inner_text("#log")
@@ -91,9 +104,10 @@ async def test_every_targeted_choice_has_its_place_on_the_board(page: Any) -> No
     assert sum(any(a["type"] in SOURCED for a in case["legal"]) for case in cases) >= 5  # specials were met
     script = """async (cases) => {
         const { targets } = await import('/static/games/ghost-at-home.js');
+        const catalog = await (await fetch('/games/ghost-at-home.json')).json();
         return cases.map(({ me, view, legal }) => {
             const offered = new Set();
-            const ctx = { me, view, choices: legal, drawing: {} };
+            const ctx = { me, view, catalog, choices: legal, drawing: {} };
             for (const card of [null, ...view.players[me].hand]) {
                 ctx.drawing = { card, source: null };
                 for (const source of [null, ...Object.keys(targets(ctx).sources)]) {
@@ -111,3 +125,21 @@ async def test_every_targeted_choice_has_its_place_on_the_board(page: Any) -> No
     for case, shown in zip(cases, offered, strict=True):
         needed = sorted(json.dumps(a, separators=(",", ":")) for a in case["legal"] if a["type"] in TARGETED)
         assert shown == needed, (case["view"]["phase"], case["legal"])
+
+
+async def test_the_cards_drawn_are_the_served_catalog(page: Any, server: ServerProcess) -> None:
+    """The page keeps no card data of its own (G1, G2 live in the engine): served a catalog whose every card
+    shows 4 bulbs, which no card of G2 does, it draws 4 bulbs on every card."""
+    catalog = json.loads(msgspec.json.encode(GAME.catalog))
+    for card in catalog["cards"]:
+        card["bulbs"] = 4
+    await page.route(f"**{CATALOG}", lambda route: route.fulfill(json=catalog))
+    table = await create_table(page, "ghost-at-home", 2)
+    players = await seat_sdk_players(server, table, 1)
+    try:
+        await page.click("#start:not([disabled])")
+        await page.wait_for_selector("#hand .gcard-chip")
+        drawn = await drawn_cards(page)
+    finally:
+        await close(players)
+    assert len(drawn) == 3 and all(bulbs == 4 and kind == KIND[card] for card, bulbs, kind in drawn), drawn

@@ -12,7 +12,7 @@ from clients.sdk import Client
 from engine.ghost_at_home import cards as gah_cards
 from engine.ghost_at_home import legal as gah_legal
 from engine.ghost_at_home.events import Event as GahEvent
-from engine.mansion.cards import EVENT_NAMES, KIND_NAMES, ROOMS
+from engine.mansion.cards import DIAL_MAX, EVENT_NAMES, KIND_NAMES, ROOMS
 from engine.spook import board as spook_board
 from engine.spook import game as spook_game
 from engine.spook.events import SpookEvent
@@ -45,11 +45,15 @@ async def test_whole_game_against_three_bots(page: Any, server: ServerProcess) -
         await screenshot(page, "seating")
         await page.click("#start")
         await page.wait_for_selector("svg.mansion-board")
+        # the board drawn is the engine's (the catalog's): the rooms clockwise (M1)
+        drawn = await page.eval_on_selector_all("svg.mansion-board .room", "els => els.map(e => e.dataset.room)")
+        assert drawn == list(ROOMS)
 
         async def moments(clicks: int) -> None:
             if clicks == 15:
                 await screenshot(page, "mid-game")
             if await page.is_visible(".duel-panel .dial-wedge.target"):
+                assert await page.locator(".duel-panel .dial-wedge").count() == DIAL_MAX + 1  # M17: bids 0-3
                 await screenshot(page, "duel")
 
         try:

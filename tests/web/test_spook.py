@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
+import msgspec
 from msgspec import to_builtins
 
 from engine.spook import GAME
@@ -12,26 +14,14 @@ from engine.spook.board import DOORS, WINGS
 from server.launch import ServerProcess
 from tests.server.players import close
 from tests.web.conftest import screenshot
-from tests.web.play import (
-    GAME_OVER,
-    assert_final_scores,
-    create_table,
-    exported,
-    play_with,
-    seat_sdk_players,
-    shown_scores,
-)
+from tests.web.play import GAME_OVER, assert_final_scores, create_table, play_with, seat_sdk_players, shown_scores
 
 OTHER_PAWN = "svg.spook-board .pawn.selectable:not(.selected)"  # a pawn that may move instead of the one picked
 STAIRCASE = "document.querySelector('svg.spook-board .staircase .place-name')"  # its name on the map
+WING_LABELS = "els => els.map(e => e.textContent)"  # the wings' captions (a wing's name and its ghosts)
 
 
 async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server: ServerProcess) -> None:
-    # the drawn map is the engine's (S3, S4)
-    drawn = await exported(page, "games/spook.js", "DOORS", "WINGS")
-    assert {frozenset(door) for door in drawn[0]} == {frozenset(door) for door in DOORS}
-    assert {wing: tuple(rooms) for wing, rooms in drawn[1].items()} == WINGS
-
     await page.fill("#player-name", "Ada")
     await page.select_option("select[name=game]", "spook")
     assert not await page.is_checked("#create-form input[name=open_hands]")
@@ -47,6 +37,10 @@ async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server
         assert await page.locator('.seat-row[data-seat="1"] .pcard-chip').count() == 3
         assert await page.locator("svg.spook-board .place.foyer .pawn").count() == 2  # S5
         assert await page.locator("svg.spook-board .place.staircase .pcard").count() == 1  # S6
+        # the map drawn is the engine's: a door each (S4), a wing each (S3)
+        assert await page.locator("svg.spook-board .door").count() == len(DOORS)
+        wings = await page.eval_on_selector_all("svg.spook-board .wing-label", WING_LABELS)
+        assert len(wings) == len(WINGS) and all(f"{wing} wing" in " ".join(wings) for wing in WINGS), wings
 
         await watcher.goto(f"{server.http}/#/table/{table}")
         await watcher.wait_for_selector("svg.spook-board")
@@ -150,8 +144,9 @@ async def test_every_choice_is_on_the_board_or_a_big_button(page: Any) -> None:
     script = """async (cases) => {
         const { default: renderer } = await import('/static/games/spook.js');
         const { t } = await import('/static/i18n.js');
+        const catalog = await (await fetch('/games/spook.json')).json();
         return cases.map(({ me, view, legal }) => {
-            const ctx = { me, view, choices: legal, drawing: {}, t, name: (s) => `Seat ${s + 1}`,
+            const ctx = { me, view, catalog, choices: legal, drawing: {}, t, name: (s) => `Seat ${s + 1}`,
                           colour: () => '#888', redraw() {}, table: { prompts: [], log: [] } };
             const offered = new Set(legal.filter(renderer.primary).map((a) => JSON.stringify(a)));
             for (const pawn of [null, ...legal.filter((a) => a.type === 'move').map((a) => a.pawn)]) {
@@ -165,3 +160,18 @@ async def test_every_choice_is_on_the_board_or_a_big_button(page: Any) -> None:
     }"""
     missing = await page.evaluate(script, cases)
     assert not any(missing), next(m for m in missing if m)
+
+
+async def test_the_map_drawn_is_the_served_catalog(page: Any) -> None:
+    """The page keeps no map of its own (S3, S4 live in the engine): served a catalog without the chapel's door
+    to room 6 and with the east wing gone, it draws one door fewer and two wings."""
+    catalog = json.loads(msgspec.json.encode(GAME.catalog))
+    catalog["doors"].remove(["6", "10"])
+    del catalog["wings"]["east"]
+    await page.route("**/games/spook.json", lambda route: route.fulfill(json=catalog))
+    await create_table(page, "spook", 1)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector("svg.spook-board")
+    assert await page.locator("svg.spook-board .door").count() == len(DOORS) - 1
+    wings = await page.eval_on_selector_all("svg.spook-board .wing-label", WING_LABELS)
+    assert len(wings) == 2 and "east wing" not in " ".join(wings), wings

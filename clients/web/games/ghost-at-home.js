@@ -1,5 +1,6 @@
 // Ghost at Home (engine/ghost_at_home): every seat's three-floor house in SVG, the hand, the piles, the attack
-// and the escape, and the game's words.
+// and the escape, and the game's words.  What a card is (its kind, floor and bulbs) and which card each special
+// is come from the game's catalog, ctx.catalog (engine/ghost_at_home/catalog.py).
 //
 // A choice that needs a card and a place is two clicks: the card in the hand (a local pick kept in
 // ctx.drawing), then its target on the board (a room space, a floor, a house); a special that moves a ghost or a
@@ -15,42 +16,25 @@ const HOUSE_H = ROOF_H + 3 * FLOOR_H;
 const STRIP_Y = TOP + HOUSE_H + 74;
 const H_BOARD = STRIP_Y + 150;
 
-/** Card ids by kind (engine/ghost_at_home/cards.py). */
-export const KINDS = [
-  ...Array(32).fill("room"),
-  ...Array(8).fill("ghost"),
-  ...Array(6).fill("cat"),
-  "space_time_hole",
-  "light_bulb",
-  "cat_food",
-  "elevator",
-  "lightning",
-  "joker",
-  "joker",
-];
-const FLOOR_OF = (card) => (card < 12 ? 1 : card < 22 ? 2 : card < 32 ? 3 : 0);
-export const BULBS = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 0, 0, 0, 1, 1, 1, 2, 2, 3, 3, ...Array(8).fill(0), ...Array(6).fill(1), 0, 0, 0, 0, 0, 1, 1];
-
-/** The special played by each special action (its card is implicit in the action). */
-const SPECIAL_CARD = { space_time_hole: 46, light_bulb: 47, cat_food: 48, elevator: 49, lightning: 50 };
 /** Actions that need a place on the board. */
 const TARGETED = new Set(["play_room", "play_ghost", "play_cat", "space_time_hole", "light_bulb", "cat_food", "elevator", "lightning"]);
-/** Specials that first pick a piece on the board: the ghost or cat to move, by action and by card. */
-const SOURCED = new Set(["space_time_hole", "cat_food", "elevator"]);
-const SPECIAL_SOURCE = { 46: "ghost", 48: "cat", 49: "cat" };
+/** Specials that first pick a piece on the board, and the piece they move: by action type, which is also the
+ * special's kind. */
+const SOURCED = { space_time_hole: "ghost", cat_food: "cat", elevator: "cat" };
 
 // -- cards ----------------------------------------------------------------------------------------------
-function kindOf(card) {
-  return KINDS[card];
+/** A card by id: {kind, floor, bulbs} (G1, G2). */
+function cardOf(ctx, card) {
+  return ctx.catalog.cards[card];
 }
 
 function cardName(ctx, card) {
-  const kind = kindOf(card);
-  return kind === "room" ? ctx.t("gah.card.room_floor", { floor: FLOOR_OF(card) }) : ctx.t(`gah.card.${kind}`);
+  const { kind, floor } = cardOf(ctx, card);
+  return kind === "room" ? ctx.t("gah.card.room_floor", { floor }) : ctx.t(`gah.card.${kind}`);
 }
 
 function cardTitle(ctx, card) {
-  return `${cardName(ctx, card)} · ${ctx.t("gah.bulbs", { count: BULBS[card] })}`;
+  return `${cardName(ctx, card)} · ${ctx.t("gah.bulbs", { count: cardOf(ctx, card).bulbs })}`;
 }
 
 /** A small icon of ``kind`` centred on (0, 0), about 24 units wide. */
@@ -93,16 +77,16 @@ function icon(kind) {
 /** A card face in SVG at (x, y): ``w`` wide, ``hgt`` high (a portrait card by default; a room in a house fills
  * its space). */
 function svgCard(ctx, card, x, y, w, hgt = w * 1.4) {
-  const kind = kindOf(card);
+  const { kind, floor, bulbs } = cardOf(ctx, card);
   const scale = Math.min(w, hgt / 1.4) / 40;
   return s(
     "g",
-    { class: `gcard ${kind}${kind === "room" ? ` f${FLOOR_OF(card)}` : ""}`, transform: `translate(${x} ${y})`, dataset: { card: String(card) } },
+    { class: `gcard ${kind}${kind === "room" ? ` f${floor}` : ""}`, transform: `translate(${x} ${y})`, dataset: { card: String(card) } },
     s("title", {}, cardTitle(ctx, card)),
     s("rect", { width: w, height: hgt, rx: 4 * scale }),
     s("g", { transform: `translate(${w / 2} ${hgt / 2 + 2 * scale}) scale(${scale * (hgt < w ? 1.3 : 1)})` }, icon(kind)),
-    bulbDots(BULBS[card], w - 6 * scale, 7 * scale, scale),
-    kind === "room" ? s("text", { class: "floor-badge", x: 5 * scale, y: hgt - 6 * scale, "font-size": 13 * scale }, String(FLOOR_OF(card))) : null,
+    bulbDots(bulbs, w - 6 * scale, 7 * scale, scale),
+    kind === "room" ? s("text", { class: "floor-badge", x: 5 * scale, y: hgt - 6 * scale, "font-size": 13 * scale }, String(floor)) : null,
   );
 }
 
@@ -114,24 +98,25 @@ function bulbDots(count, right, top, scale) {
 
 /** A card face in HTML (the hand). */
 function htmlCard(ctx, card, extraClass = "") {
-  const kind = kindOf(card);
+  const { kind, floor, bulbs } = cardOf(ctx, card);
   const art = s("svg", { viewBox: "-16 -16 32 32", class: "gcard-art", "aria-hidden": "true" }, icon(kind));
   return h(
     "span",
-    { class: `gcard-chip ${kind}${kind === "room" ? ` f${FLOOR_OF(card)}` : ""} ${extraClass}`, title: cardTitle(ctx, card), dataset: { card: String(card) } },
-    h("span", { class: "bulbs" }, "●".repeat(BULBS[card])),
+    { class: `gcard-chip ${kind}${kind === "room" ? ` f${floor}` : ""} ${extraClass}`, title: cardTitle(ctx, card), dataset: { card: String(card) } },
+    h("span", { class: "bulbs" }, "●".repeat(bulbs)),
     art,
-    h("span", { class: "name" }, kind === "room" ? ctx.t("gah.floor_n", { floor: FLOOR_OF(card) }) : ctx.t(`gah.card.${kind}`)),
+    h("span", { class: "name" }, kind === "room" ? ctx.t("gah.floor_n", { floor }) : ctx.t(`gah.card.${kind}`)),
   );
 }
 
 // -- what the seat may do, card by card -----------------------------------------------------------------
-function actionCard(a) {
-  return a.card ?? SPECIAL_CARD[a.type];
+/** The card an action plays: its own ``card``, or the special its type names (G8). */
+function actionCard(ctx, a) {
+  return a.card ?? ctx.catalog.specials[a.type];
 }
 
 function actionsOf(ctx, card) {
-  return ctx.choices.filter((a) => actionCard(a) === card && a.type !== "light_floor");
+  return ctx.choices.filter((a) => actionCard(ctx, a) === card && a.type !== "light_floor");
 }
 
 /** The hand card whose board targets are shown: the one picked, else the first with a target, else the first
@@ -150,7 +135,7 @@ function sourceKey(ctx, a) {
 
 /** The piece (ghost or cat) a sourced special moves: the one picked, else the first offered. */
 function pickedSource(ctx, card) {
-  const sourced = actionsOf(ctx, card).filter((a) => SOURCED.has(a.type));
+  const sourced = actionsOf(ctx, card).filter((a) => a.type in SOURCED);
   if (!sourced.length) return null;
   const keys = [...new Set(sourced.map((a) => sourceKey(ctx, a)))];
   return keys.includes(ctx.drawing.source) ? ctx.drawing.source : keys[0];
@@ -229,7 +214,7 @@ function floorY(number) {
 function pieceAt(ctx, kind, seat, number, x, y, marks) {
   const key = `${seat}:${number}`;
   const el = s("g", { class: `piece ${kind}`, transform: `translate(${x} ${y}) scale(1.6)`, dataset: { piece: kind, seat: String(seat), floor: String(number) } }, s("title", {}, ctx.t(`gah.card.${kind}`)), icon(kind));
-  const movable = SPECIAL_SOURCE[marks.card] === kind;
+  const movable = marks.card !== null && SOURCED[cardOf(ctx, marks.card).kind] === kind;
   if (movable && marks.sources[key]) {
     el.classList.add(marks.source === key ? "picked" : "pickable");
     if (marks.source !== key) pickable(el, () => pick(ctx, { source: key }));
@@ -362,7 +347,7 @@ function handPanel(ctx) {
     { class: "panel hand-panel", id: "hand" },
     h("div", { class: "panel-kicker" }, ctx.t("gah.your_hand")),
     hand.length ? h("div", { class: "gah-hand" }, cards) : h("p", { class: "muted" }, ctx.t("gah.empty_hand")),
-    picked !== null ? h("p", { class: "help" }, ctx.t(aimed ? (picked in SPECIAL_SOURCE ? "gah.help.aim_source" : "gah.help.aim") : "gah.help.use", { card: cardName(ctx, picked) })) : null,
+    picked !== null ? h("p", { class: "help" }, ctx.t(aimed ? (cardOf(ctx, picked).kind in SOURCED ? "gah.help.aim_source" : "gah.help.aim") : "gah.help.use", { card: cardName(ctx, picked) })) : null,
     uses.length ? h("div", { class: "buttons" }, uses.map((a) => choice(h("button", {}, label(ctx, a)), a))) : null,
   );
 }
@@ -428,8 +413,8 @@ function prompt(ctx) {
     if (mine.kind === "cat_defence") return ctx.t("gah.prompt.cat_defence", { name: ctx.name(v.attack.attacker), floor: v.attack.floor });
     if (mine.kind === "stop_escape") return ctx.t("gah.prompt.stop_escape", { name: ctx.name(v.escape.seat) });
     if (mine.kind === "light") {
-      const shown = (v.selected || []).reduce((n, card) => n + BULBS[card], 0);
-      return ctx.t("gah.prompt.light", { count: shown });
+      const shown = (v.selected || []).reduce((n, card) => n + cardOf(ctx, card).bulbs, 0);
+      return ctx.t("gah.prompt.light", { count: shown, needed: ctx.catalog.bulbs_to_light });
     }
     return ctx.t(`gah.prompt.${mine.kind}`);
   }
@@ -455,7 +440,7 @@ function label(ctx, a) {
     case "play_cat":
       return t("gah.act.play_cat", { floor: a.floor });
     case "light_card":
-      return t("gah.act.light_card", { card, count: BULBS[a.card] });
+      return t("gah.act.light_card", { card, count: cardOf(ctx, a.card).bulbs });
     case "light_floor":
       return t("gah.act.light_floor", { floor: a.floor });
     case "space_time_hole":

@@ -10,11 +10,13 @@
 //   primary(action) -> bool       shown as a large button under the headline
 //   logLines(ctx, entry, memo)    one sequenced update's events in words; ``memo`` persists across the log
 //   scoreColumns(ctx, result)     extra columns of the final scores: [{title, cell(seat) -> string|Element}]
-// ctx: {table, drawing, view, me, choices, t, name(seat), colour(seat), redraw()}; ctx.choices is empty unless
-// it is this browser's decision and the view is current; ctx.drawing is the renderer's to keep notes in between
-// two drawings of the same table (to animate a change, or a card picked before its target); ctx.redraw() draws
-// the table again after such a note changed.
+// ctx: {table, catalog, drawing, view, me, choices, t, name(seat), colour(seat), redraw()}; ctx.catalog is the
+// game's public cards and board as the server serves them (engine/<game>/catalog.py), the renderer's only source
+// of game data; ctx.choices is empty unless it is this browser's decision and the view is current; ctx.drawing is
+// the renderer's to keep notes in between two drawings of the same table (to animate a change, or a card picked
+// before its target); ctx.redraw() draws the table again after such a note changed.
 
+import { fetchCatalog } from "../net.js";
 import generic from "./generic.js";
 
 const LOADERS = {
@@ -23,14 +25,16 @@ const LOADERS = {
   "ghost-at-home": () => import("./ghost-at-home.js"),
 };
 
-const cache = new Map();
+const cache = new Map(); // game -> Promise of its renderer
 
-/** The renderer for ``game`` (the generic one when the game has none yet). */
-export async function rendererFor(game) {
+/** The renderer for ``game`` (the generic one when the game has none yet), with the game's catalog as its
+ * ``catalog``: both loaded once per game (again only after a failure). */
+export function rendererFor(game) {
   if (!cache.has(game)) {
-    const load = LOADERS[game];
-    const own = load ? (await load()).default : {};
-    cache.set(game, { ...generic, ...own });
+    const load = LOADERS[game] || (async () => ({ default: {} }));
+    const loading = Promise.all([load(), fetchCatalog(game)]).then(([own, catalog]) => ({ ...generic, ...own.default, catalog }));
+    loading.catch(() => cache.delete(game));
+    cache.set(game, loading);
   }
   return cache.get(game);
 }

@@ -1,11 +1,12 @@
 // Call of the Spirits (engine/mansion): the board in SVG from a seat's view, and the game's words.
 //
 // Board (rules M1–M3): seven outer rooms clockwise from the top, the Endless Hallway's ring of seven slots (six
-// sections and a gap; at rotation r section s faces room (s + r) mod 7) and the Séance Room at the centre.
+// sections and a gap; at rotation r section s faces room (s + r) mod 7) and the Séance Room at the centre.  The
+// rooms' names, which Ghost cards are special ghosts, a Tea Party's steps and the dial's values come from the
+// game's catalog, ctx.catalog (engine/mansion/catalog.py).
 
 import { h, s, choice } from "../dom.js";
 
-const ROOMS = ["crypt", "graveyard", "attic", "ballroom", "dining_room", "library", "music_room"];
 const SECTION_LETTERS = ["A", "B", "C", "D", "E", "F"];
 const SEANCE = -1;
 const SLOT = 360 / 7;
@@ -17,14 +18,14 @@ const R_TILE = 366;
 const TILE_W = 246;
 const TILE_H = 160;
 
-/** How each kind of Ghost card looks: a glyph, a colour and (Tea Party) its move. */
+/** How each kind of Ghost card looks: a glyph and a colour. */
 const CARD_LOOK = {
   musician: ["♫", "#6a55c9"],
   painting: ["▣", "#a9692c"],
   dancing: ["❦", "#c04a82"],
-  tea_party_1: ["☕", "#22857a", "1"],
-  tea_party_2: ["☕", "#22857a", "2"],
-  tea_party_3: ["☕", "#22857a", "3"],
+  tea_party_1: ["☕", "#22857a"],
+  tea_party_2: ["☕", "#22857a"],
+  tea_party_3: ["☕", "#22857a"],
   grim_grinning: ["☠", "#4f5d6b"],
   ballroom: ["♛", "#b98b12"],
   groom: ["⚭", "#3f6fb5"],
@@ -38,7 +39,6 @@ const CARD_LOOK = {
   organist: ["♬", "#8d1d44"],
   executioner: ["⚔", "#8d1d44"],
 };
-const SPECIAL = new Set(["bride", "headless_knight", "madame_leota", "organist", "executioner"]);
 
 // -- geometry -------------------------------------------------------------------------------------------
 /** The point at ``angle`` degrees clockwise from 12 o'clock, ``radius`` from (cx, cy). */
@@ -67,7 +67,12 @@ function find(ctx, type, match = () => true) {
 }
 
 function roomName(ctx, room) {
-  return ctx.t(`mansion.room.${ROOMS[room]}`);
+  return ctx.t(`mansion.room.${ctx.catalog.rooms[room]}`);
+}
+
+/** A kind of Ghost card: {name, icon (null for a special ghost), copies, steps (a Tea Party's move)} (M6). */
+function ghostOf(ctx, card) {
+  return ctx.catalog.ghosts.find((ghost) => ghost.name === card);
 }
 
 function cardName(ctx, card) {
@@ -112,15 +117,16 @@ function pawn(ctx, seat, x, y, counterRotation) {
 
 /** A Ghost card (with how many of them) in SVG, at (x, y), ``w`` wide. */
 function svgCard(ctx, card, count, x, y, w) {
-  const [glyph, colour, mark] = CARD_LOOK[card];
+  const [glyph, colour] = CARD_LOOK[card];
+  const { icon, steps: mark } = ghostOf(ctx, card);
   const hgt = w * 1.38;
   return s(
     "g",
-    { class: `card${SPECIAL.has(card) ? " special" : ""}`, transform: `translate(${x} ${y})` },
+    { class: `card${icon === null ? " special" : ""}`, transform: `translate(${x} ${y})` },
     s("title", {}, count > 1 ? `${cardName(ctx, card)} ×${count}` : cardName(ctx, card)),
     s("rect", { width: w, height: hgt, rx: 4, fill: colour }),
     s("text", { class: "glyph", x: w / 2, y: hgt / 2, "font-size": w * 0.58, "text-anchor": "middle", dy: "0.35em" }, glyph),
-    mark ? s("text", { class: "mark", x: 4, y: 11, "font-size": 10 }, mark) : null,
+    mark ? s("text", { class: "mark", x: 4, y: 11, "font-size": 10 }, String(mark)) : null,
     count > 1
       ? s(
           "g",
@@ -134,12 +140,13 @@ function svgCard(ctx, card, count, x, y, w) {
 
 /** A Ghost card as an HTML chip (collections). */
 function htmlCard(ctx, card, count) {
-  const [glyph, colour, mark] = CARD_LOOK[card];
+  const [glyph, colour] = CARD_LOOK[card];
+  const { icon, steps: mark } = ghostOf(ctx, card);
   return h(
     "span",
-    { class: `chip${SPECIAL.has(card) ? " special" : ""}`, style: { background: colour }, title: cardName(ctx, card) },
+    { class: `chip${icon === null ? " special" : ""}`, style: { background: colour }, title: cardName(ctx, card) },
     h("span", { class: "glyph" }, glyph),
-    mark ? h("span", { class: "mark" }, mark) : null,
+    mark ? h("span", { class: "mark" }, String(mark)) : null,
     count > 1 ? h("span", { class: "count" }, `×${count}`) : null,
   );
 }
@@ -158,7 +165,7 @@ function roomTile(ctx, room) {
   const y = cy - TILE_H / 2;
   const here = v.ghosts === room;
   const mine = ctx.me !== null && v.seat_rooms[ctx.me] === room;
-  const tile = s("g", { class: `room${here ? " haunted" : ""}${mine ? " mine" : ""}`, dataset: { room: ROOMS[room] } });
+  const tile = s("g", { class: `room${here ? " haunted" : ""}${mine ? " mine" : ""}`, dataset: { room: ctx.catalog.rooms[room] } });
   tile.append(
     s("rect", { x, y, width: TILE_W, height: TILE_H, rx: 12, class: "room-bg" }),
     s("text", { class: "room-name", x: x + 14, y: y + 27 }, roomName(ctx, room)),
@@ -351,14 +358,16 @@ function eventPanel(ctx) {
   );
 }
 
-/** The duel dial (M17): four wedges 0–3, the ones offered clickable. */
+/** The duel dial (M17): a wedge per bid from 0 to the catalog's maximum, the ones offered clickable. */
 function dialPicker(ctx, dials) {
   const svg = s("svg", { viewBox: "-70 -70 140 140", class: "dial" });
   svg.append(s("circle", { r: 66, class: "dial-rim" }));
   const at = (angle, radius) => polar(angle, radius, 0, 0);
-  for (let bid = 0; bid <= 3; bid++) {
-    const [o0, o1, i1, i0] = [at(bid * 90 - 42, 60), at(bid * 90 + 42, 60), at(bid * 90 + 42, 20), at(bid * 90 - 42, 20)];
-    const [tx, ty] = at(bid * 90, 40);
+  const slot = 360 / (ctx.catalog.dial_max + 1);
+  const half = slot / 2 - 3;
+  for (let bid = 0; bid <= ctx.catalog.dial_max; bid++) {
+    const [o0, o1, i1, i0] = [at(bid * slot - half, 60), at(bid * slot + half, 60), at(bid * slot + half, 20), at(bid * slot - half, 20)];
+    const [tx, ty] = at(bid * slot, 40);
     const wedge = s("g", { class: "dial-wedge" });
     wedge.append(
       s("path", { d: `M${o0}A60 60 0 0 1 ${o1}L${i1}A20 20 0 0 0 ${i0}Z` }),
@@ -403,7 +412,7 @@ function duelPanel(ctx) {
       ctx.t("mansion.duel_for", { challenger: ctx.name(duel.challenger), defender: ctx.name(duel.defender), card: cardName(ctx, duel.card) }),
     ),
     h("div", { class: "duellists" }, side(duel.challenger, duel.challenger_set), h("span", { class: "versus" }, "vs"), side(duel.defender, duel.defender_set)),
-    dials.length ? h("div", { class: "dial-row" }, dialPicker(ctx, dials), h("p", { class: "help" }, ctx.t("mansion.dial_help"))) : null,
+    dials.length ? h("div", { class: "dial-row" }, dialPicker(ctx, dials), h("p", { class: "help" }, ctx.t("mansion.dial_help", { max: ctx.catalog.dial_max }))) : null,
   );
 }
 

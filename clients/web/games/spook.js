@@ -1,6 +1,7 @@
 // Spook (engine/spook): the mansion map in SVG from a seat's view, the hunt, the hands, and the game's words.
 //
-// The map is the reconstructed board of rules S2–S4 on a 5 × 4 grid: the upper wing (9, 8, 7) along the top,
+// The wings, the doors, the cards' values and the Queen come from the game's catalog, ctx.catalog
+// (engine/spook/catalog.py).  The map is the reconstructed board of rules S2–S4 on a 5 × 4 grid: the upper wing (9, 8, 7) along the top,
 // the west wing (3, 2, 1) down the left, the east wing (6, 5, 4) down the right, the staircase from the foyer
 // up to room 7, the chapel (10) between the foyer and room 6.  Every door of S4 joins two cells that touch.
 
@@ -30,28 +31,7 @@ const CELLS = {
 const INFO_CELL = [3, 0, 2, 1]; // the die, the Queen, the turn
 const PILES_CELL = [1, 1, 1, 2]; // the draw pile and the discard pile
 
-/** S4, as in engine/spook/board.py. */
-export const DOORS = [
-  ["foyer", "staircase"],
-  ["foyer", "1"],
-  ["foyer", "4"],
-  ["foyer", "10"],
-  ["staircase", "7"],
-  ["1", "2"],
-  ["2", "3"],
-  ["3", "9"],
-  ["4", "5"],
-  ["5", "6"],
-  ["6", "10"],
-  ["7", "8"],
-  ["8", "9"],
-];
-
-/** S3. */
-export const WINGS = { west: ["1", "2", "3"], east: ["4", "5", "6"], upper: ["7", "8", "9"] };
-
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const QUEEN = "QS";
 
 // -- cards ----------------------------------------------------------------------------------------------
 function rankOf(card) {
@@ -74,7 +54,7 @@ function cardName(ctx, card) {
 
 /** A card as the log and labels name it: the Queen of ghosts by her title. */
 function cardWords(ctx, card) {
-  return card === QUEEN ? ctx.t("spook.queen") : cardName(ctx, card);
+  return card === ctx.catalog.queen ? ctx.t("spook.queen") : cardName(ctx, card);
 }
 
 function placeName(ctx, place) {
@@ -84,7 +64,7 @@ function placeName(ctx, place) {
 /** A playing card in SVG at (x, y), ``w`` wide. */
 function svgCard(ctx, card, x, y, w, extraClass = "") {
   const hgt = w * 1.4;
-  const queen = card === QUEEN;
+  const queen = card === ctx.catalog.queen;
   const kind = queen ? "queen" : isRed(card) ? "red" : "black";
   return s(
     "g",
@@ -99,7 +79,7 @@ function svgCard(ctx, card, x, y, w, extraClass = "") {
 
 /** A playing card as an HTML chip (hands, the hunt, the discard pile). */
 function htmlCard(ctx, card, extraClass = "") {
-  const kind = card === QUEEN ? "queen" : isRed(card) ? "red" : "black";
+  const kind = card === ctx.catalog.queen ? "queen" : isRed(card) ? "red" : "black";
   return h("span", { class: `pcard-chip ${kind} ${extraClass}`, title: cardWords(ctx, card), dataset: { card } }, cardName(ctx, card));
 }
 
@@ -263,8 +243,8 @@ function wingBand(ctx, wing, rooms) {
   const w = Math.max(...cells.map((c) => c.x + c.w)) + 6 - x;
   const hgt = Math.max(...cells.map((c) => c.y + c.h)) + 6 - y;
   const haunted = rooms.filter((room) => v.rooms[Number(room) - 1]).length;
-  const state = haunted >= 3 ? " lost" : haunted === 2 ? " danger" : "";
-  const text = ctx.t("spook.wing_state", { wing: ctx.t(`spook.wing.${wing}`), count: haunted });
+  const state = haunted === rooms.length ? " lost" : haunted === rooms.length - 1 ? " danger" : ""; // S15
+  const text = ctx.t("spook.wing_state", { wing: ctx.t(`spook.wing.${wing}`), count: haunted, rooms: rooms.length });
   const caption =
     wing === "upper"
       ? s("text", { class: "wing-label", x: x + 8, y: y - 8 }, text)
@@ -283,9 +263,10 @@ function infoBox(ctx) {
     v.phase === "move" || (v.roll && v.steps_left) ? s("text", { class: "info-line", x: r.x + 96, y: r.y + 60 }, ctx.t("spook.steps_left", { count: v.steps_left })) : null,
     s("text", { class: "info-line muted", x: r.x + 16, y: r.y + 106 }, ctx.t("spook.turn_of", { turn: v.turn, name: ctx.name(v.active) })),
   );
-  const queenHere = v.rooms.includes(QUEEN) || v.staircase.includes(QUEEN);
+  const queen = ctx.catalog.queen;
+  const queenHere = v.rooms.includes(queen) || v.staircase.includes(queen);
   group.append(
-    svgCard(ctx, QUEEN, r.x + r.w - 78, r.y + 14, 56, queenHere ? "" : "faded"),
+    svgCard(ctx, queen, r.x + r.w - 78, r.y + 14, 56, queenHere ? "" : "faded"),
     s("text", { class: "queen-value", x: r.x + r.w - 50, y: r.y + r.h - 14, "text-anchor": "middle" }, queenHere ? ctx.t("spook.queen_worth", { value: v.queen_value }) : ctx.t("spook.queen_hidden")),
   );
   return group;
@@ -314,9 +295,9 @@ function board(ctx) {
   const mover = movingPawn(ctx);
   const svg = s("svg", { viewBox: "0 0 1000 700", class: "spook-board", role: "group", "aria-label": ctx.t("game.spook") });
   svg.append(s("rect", { width: 1000, height: 700, rx: 24, class: "floor" }));
-  for (const [wing, rooms] of Object.entries(WINGS)) svg.append(wingBand(ctx, wing, rooms));
+  for (const [wing, rooms] of Object.entries(ctx.catalog.wings)) svg.append(wingBand(ctx, wing, rooms));
   const origin = mover === null ? null : ctx.view.pawns[mover];
-  for (const [a, b] of DOORS) {
+  for (const [a, b] of ctx.catalog.doors) {
     const d = doorRect(a, b);
     const open = origin !== null && (a === origin || b === origin) && find(ctx, "move", (m) => m.pawn === mover && m.to === (a === origin ? b : a));
     svg.append(s("rect", { class: `door${open ? " open" : ""}`, x: d.x, y: d.y, width: d.w, height: d.h, rx: 4 }));
@@ -329,10 +310,10 @@ function board(ctx) {
 function huntPanel(ctx) {
   const hunt = ctx.view.hunt;
   if (!hunt) return null;
-  const total = hunt.offered.reduce((sum, o) => sum + cardValue(o.card), 0);
+  const total = hunt.offered.reduce((sum, o) => sum + ctx.catalog.values[o.card], 0);
   const target =
     hunt.kind === "wing"
-      ? ctx.t("spook.hunt.wing_target", { wing: ctx.t(`spook.wing.${wingOf(hunt.location)}`) })
+      ? ctx.t("spook.hunt.wing_target", { wing: ctx.t(`spook.wing.${wingOf(ctx, hunt.location)}`) })
       : hunt.kind === "normal"
         ? ctx.t("spook.hunt.value", { value: hunt.value })
         : null;
@@ -358,14 +339,9 @@ function huntPanel(ctx) {
   );
 }
 
-function cardValue(card) {
-  const rank = rankOf(card);
-  if (rank === "A") return 1;
-  return "JQK".includes(rank) ? (rank === "J" ? 0 : 10) : Number(rank);
-}
-
-function wingOf(place) {
-  return Object.keys(WINGS).find((wing) => WINGS[wing].includes(place));
+function wingOf(ctx, place) {
+  const wings = ctx.catalog.wings;
+  return Object.keys(wings).find((wing) => wings[wing].includes(place));
 }
 
 function handPanel(ctx) {
@@ -388,7 +364,8 @@ function handPanel(ctx) {
 function outcomePanel(ctx) {
   const v = ctx.view;
   if (!v.outcome) return null;
-  const wing = v.reason === "wing_haunted" ? Object.keys(WINGS).find((w) => WINGS[w].every((room) => v.rooms[Number(room) - 1])) : null;
+  const wings = ctx.catalog.wings;
+  const wing = v.reason === "wing_haunted" ? Object.keys(wings).find((w) => wings[w].every((room) => v.rooms[Number(room) - 1])) : null;
   return h(
     "section",
     { class: `panel outcome ${v.outcome}`, id: "outcome" },
@@ -445,7 +422,7 @@ function label(ctx, a) {
     case "move":
       return t("spook.act.move", { pawn: pawnWords(ctx, a.pawn), place: placeName(ctx, a.to) });
     case "hunt":
-      if (a.kind === "wing") return t("spook.act.hunt_wing", { wing: t(`spook.wing.${wingOf(ctx.view.pawns[ctx.view.active])}`) });
+      if (a.kind === "wing") return t("spook.act.hunt_wing", { wing: t(`spook.wing.${wingOf(ctx, ctx.view.pawns[ctx.view.active])}`) });
       return t(`spook.act.hunt_${a.kind}`, { ghost: cardWords(ctx, a.ghost) });
     case "lay_trap":
       return t("spook.act.lay_trap", { card: cardName(ctx, a.card) });

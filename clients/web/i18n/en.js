@@ -169,7 +169,7 @@ export default {
   "mansion.dial_set": "dial set",
   "mansion.dial_unset": "choosing…",
   "mansion.your_bid": "your bid: {bid}",
-  "mansion.dial_help": "Pick 0–3: the higher bid takes the card, and each of you draws as many Haunt cards as bid.",
+  "mansion.dial_help": "Pick 0–{max}: the higher bid takes the card, and each of you draws as many Haunt cards as bid.",
 
   "mansion.prompt.turn": "Your turn: {count} actions left.",
   "mansion.prompt.turn_one": "Your turn: {count} action left.",
@@ -246,7 +246,7 @@ export default {
   "spook.wing.west": "west wing",
   "spook.wing.east": "east wing",
   "spook.wing.upper": "upper wing",
-  "spook.wing_state": "{wing} · {count}/3 haunted",
+  "spook.wing_state": "{wing} · {count}/{rooms} haunted",
   "spook.rank.A": "A",
   "spook.rank.J": "J",
   "spook.rank.Q": "Q",
@@ -386,7 +386,7 @@ export default {
 
   "gah.prompt.turn": "Your turn: play rooms, a ghost, a cat, a light, a special, or discard.",
   "gah.prompt.build": "Place another room card, or stop building.",
-  "gah.prompt.light": "Light a floor: pick cards showing 5 bulbs (so far {count}), then the floor.",
+  "gah.prompt.light": "Light a floor: pick cards showing {needed} bulbs (so far {count}), then the floor.",
   "gah.prompt.discard": "Pick the cards to discard: the last pick draws as many.",
   "gah.prompt.cat_defence": "{name} plays a ghost on your floor {floor}: cancel it with a cat?",
   "gah.prompt.stop_escape": "{name} is escaping: play a ghost on their floor 3?",

@@ -169,7 +169,7 @@ export default {
   "mansion.dial_set": "cadran réglé",
   "mansion.dial_unset": "réfléchit…",
   "mansion.your_bid": "votre enchère : {bid}",
-  "mansion.dial_help": "Choisissez 0 à 3 : la plus forte enchère prend la carte, et chacun tire autant de cartes Hantise que sa mise.",
+  "mansion.dial_help": "Choisissez 0 à {max} : la plus forte enchère prend la carte, et chacun tire autant de cartes Hantise que sa mise.",
 
   "mansion.prompt.turn": "À vous : encore {count} actions.",
   "mansion.prompt.turn_one": "À vous : encore {count} action.",
@@ -246,7 +246,7 @@ export default {
   "spook.wing.west": "aile ouest",
   "spook.wing.east": "aile est",
   "spook.wing.upper": "aile haute",
-  "spook.wing_state": "{wing} · {count}/3 hantées",
+  "spook.wing_state": "{wing} · {count}/{rooms} hantées",
   "spook.rank.A": "A",
   "spook.rank.J": "V",
   "spook.rank.Q": "D",
@@ -386,7 +386,7 @@ export default {
 
   "gah.prompt.turn": "À vous : jouez des pièces, un fantôme, un chat, une lumière, une carte spéciale, ou défaussez.",
   "gah.prompt.build": "Posez une autre carte de pièce, ou arrêtez.",
-  "gah.prompt.light": "Allumer un étage : choisissez des cartes montrant 5 ampoules (pour l'instant {count}), puis l'étage.",
+  "gah.prompt.light": "Allumer un étage : choisissez des cartes montrant {needed} ampoules (pour l'instant {count}), puis l'étage.",
   "gah.prompt.discard": "Choisissez les cartes à défausser : le dernier choix pioche autant de cartes.",
   "gah.prompt.cat_defence": "{name} joue un fantôme sur votre étage {floor} : l'annuler avec un chat ?",
   "gah.prompt.stop_escape": "{name} s'échappe : jouer un fantôme sur son étage 3 ?",
