@@ -45,7 +45,7 @@ from protocol.messages import (
     Watch,
 )
 from server.hub import Hub
-from server.service import seat_of
+from server.service import seat_of, token_digest
 from server.store import Missing, log_failure
 
 if TYPE_CHECKING:
@@ -264,14 +264,17 @@ class Connection:
         finally:
             self.app.fanout.release(hub)
 
-    async def _follow(self, hub: Hub, audience: int | None, last_seq: int | None, ref: str | None) -> None:
+    async def _follow(
+        self, hub: Hub, audience: int | None, last_seq: int | None, ref: str | None, token: str | None = None
+    ) -> None:
+        """Follow as a spectator, or as the seat ``token`` holds (for as long as it holds it)."""
         new = hub.table not in self.follows
         if new:
             self._check_limit()
             self.app.fanout.retain(hub)
             self.follows[hub.table] = hub
         try:
-            await hub.attach(self, audience, last_seq, ref)
+            await hub.attach(self, audience, last_seq, ref, token_digest(token) if token is not None else None)
         except BaseException:
             if new:  # not followed after all (the store could not be read): the client asks again
                 self._unfollow(hub.table)
@@ -324,7 +327,7 @@ class Connection:
                 seat, token, seq = await service.join(hub, msg)
                 self.log.info("seat_taken", table=msg.table, seat=seat)
                 self.reply(Joined(table=msg.table, seat=seat, token=token, seq=seq, ref=msg.ref))
-                await self._follow(hub, seat, None, None)
+                await self._follow(hub, seat, None, None, token)
         elif isinstance(msg, Leave):
             async with self._table(msg.table) as hub:
                 seq = await service.leave(hub, msg.token)
@@ -355,7 +358,7 @@ class Connection:
     async def _resume(self, table: str, token: str, last_seq: int, ref: str | None) -> None:
         async with self._table(table) as hub:
             seat = await _seat(hub, token)
-            await self._follow(hub, seat, last_seq, ref)
+            await self._follow(hub, seat, last_seq, ref, token)
         self.log.info("seat_resumed", table=table, seat=seat, last_seq=last_seq)
 
 

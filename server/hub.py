@@ -25,6 +25,7 @@ import structlog
 from engine.contract import Game
 from engine.registry import get_game
 from protocol import codec
+from protocol.errors import Code, ProtocolError
 from protocol.messages import Events, GameOver, PromptInfo, Snapshot
 from server.store import (
     NO_EVENTS,
@@ -84,6 +85,7 @@ class Hub:
         self.store = store
         self.game: Game[Any, Any, Any] = get_game(record.meta.game)
         self.followers: dict[Follower, Audience] = {}
+        self.holders: dict[Follower, str] = {}  # a seat follower's token digest: it sees the seat while that holds it
         self.lock = asyncio.Lock()
         self.refs = 0  # followers and commands in flight in this process (``Fanout.hub`` / ``release``)
         # delivered: what every follower has been sent (the table as of ``seq``)
@@ -103,18 +105,32 @@ class Hub:
         return self.latest
 
     # -- followers ---------------------------------------------------------------------------------------
-    async def attach(self, conn: Follower, audience: Audience, last_seq: int | None, ref: str | None) -> None:
+    async def attach(
+        self, conn: Follower, audience: Audience, last_seq: int | None, ref: str | None, holder: str | None = None
+    ) -> None:
         """Follow the table as ``audience``: the updates after ``last_seq`` (if given), a snapshot, then live.
         A client that has seen more than this process delivered (from another process) makes the hub catch up
         first, so it gets no snapshot older than what it has, nor updates again.  The follower counts only once
-        its backlog is read: when the store cannot be read it is not left receiving live updates past a hole."""
+        its backlog is read: when the store cannot be read it is not left receiving live updates past a hole.
+
+        A seat is followed by the digest of the token that holds it (``holder``): as of the update delivered
+        now (the hub catches up when it is behind the record the token was checked on), and for as long as the
+        token holds the seat (``_advance``), so a seat given back stops showing its hidden values."""
         async with self.lock:
             if last_seq is not None and last_seq > self.seq:
                 await self._advance(await self.store.load(self.table), None)
+            if audience is not None and not self._holds(audience, holder):
+                await self._advance(await self.store.load(self.table), None)
+                if not self._holds(audience, holder):
+                    raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
             backlog = []
             if last_seq is not None and last_seq < self.seq:
                 backlog = await self.store.batches(self.table, last_seq, self.seq)
             self.followers[conn] = audience
+            if holder is not None and audience is not None:
+                self.holders[conn] = holder
+            else:
+                self.holders.pop(conn, None)
             for batch in backlog:
                 conn.send(self._events_frame(batch, audience, self._full_events(batch)))
             conn.send(self._snapshot_frame(audience, ref))
@@ -123,6 +139,18 @@ class Hub:
 
     def detach(self, conn: Follower) -> None:
         self.followers.pop(conn, None)
+        self.holders.pop(conn, None)
+
+    def _holds(self, seat: int, holder: str | None) -> bool:
+        return holder is not None and seat < len(self.meta.tokens) and self.meta.tokens[seat] == holder
+
+    def _unseat_strangers(self) -> None:
+        """A follower whose token no longer holds its seat (given back, maybe taken by another player, on any
+        connection or process) follows on as a spectator: only a seat's holder sees its hidden values."""
+        for conn, seat in self.followers.items():
+            if seat is not None and not self._holds(seat, self.holders.get(conn)):
+                self.followers[conn] = None
+                self.holders.pop(conn, None)
 
     # -- updates -----------------------------------------------------------------------------------------
     async def advance(self, record: Record, batch: Batch | None, live: Live | None = None) -> None:
@@ -139,7 +167,10 @@ class Hub:
         if batch is not None:
             batches.append(batch)
         self.note(record)
+        tokens = self.meta.tokens
         self.seq, self.meta = record.seq, record.meta
+        if record.meta.tokens != tokens:
+            self._unseat_strangers()
         if live is not None:
             self.state = live.state
         else:

@@ -3,10 +3,13 @@ seat's Haunt values or an unrevealed duel bid; a spectator receives neither; no 
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
 import msgspec
 import redis
+from websockets.asyncio.client import connect
 
 from clients.sdk import Client
 from protocol.messages import Events, GameOver, Snapshot
@@ -79,3 +82,38 @@ async def test_each_seat_sees_only_its_own_secrets(server: ServerProcess, sync_r
     assert '"event": "seat_taken"' in log_text
     for p in players:
         assert p.client.seats[table].token not in log_text
+
+
+async def test_a_seat_given_back_is_no_longer_shown_to_its_old_tokens_other_connections(server: ServerProcess) -> None:
+    """A seat held on two connections (a second tab, a reconnect) and given back on one: the other no longer
+    holds the seat, so once someone else takes it it must get that seat's hidden information no more."""
+
+    async def ask(ws: Any, **msg: Any) -> dict[str, Any]:
+        await ws.send(json.dumps(msg))
+        while True:
+            reply: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            if reply.get("ref") == msg["ref"]:
+                return reply
+
+    async with (
+        connect(server.url) as tab1,
+        connect(server.url) as tab2,
+        connect(server.url) as newcomer,
+        connect(server.url) as other,
+    ):
+        for ws in (tab1, tab2, newcomer, other):
+            await ask(ws, type="hello", version=1, ref="h")
+        table = (await ask(tab1, type="create", game="mansion", seats=2, ref="c"))["table"]
+        token = (await ask(tab1, type="join", table=table, name="Ada", seat=0, ref="j"))["token"]
+        resumed = await ask(tab2, type="resume", table=table, token=token, ref="r")
+        assert resumed["type"] == "snapshot" and resumed["seat"] == 0
+        assert (await ask(tab1, type="leave", table=table, token=token, ref="l"))["type"] == "left"
+        assert (await ask(newcomer, type="join", table=table, name="Cy", seat=0, ref="j"))["seat"] == 0
+        other_token = (await ask(other, type="join", table=table, name="Bo", seat=1, ref="j"))["token"]
+        assert (await ask(other, type="start", table=table, token=other_token, ref="s"))["type"] == "started"
+        while True:  # tab2 follows the table still, as what it now is: a spectator
+            frame = json.loads(await asyncio.wait_for(tab2.recv(), 5))
+            if frame["type"] == "snapshot" and frame["status"] == "playing":
+                break
+        assert "seat" not in frame and not frame.get("legal"), frame  # not seat 0's prompt, legal actions …
+        assert frame["view"]["seat"] is None and frame["view"]["haunt"] == [None, None]  # … nor its Haunt cards

@@ -15,7 +15,7 @@ from protocol.errors import ProtocolError
 from protocol.messages import Create, Events, Join, Snapshot
 from server.hub import Hub
 from server.metrics import Metrics
-from server.service import TableService
+from server.service import TableService, token_digest
 from server.store import Store
 
 
@@ -44,7 +44,7 @@ async def lobby(store: Store, seats: int = 2) -> tuple[TableService, str]:
 async def test_a_follower_whose_backlog_cannot_be_read_is_not_left_following(store: Store) -> None:
     service, table = await lobby(store)
     hub = Hub(table, await store.load(table), store)
-    await service.join(hub, Join(table=table, name="A"))
+    _, token, _ = await service.join(hub, Join(table=table, name="A"))
     await service.join(hub, Join(table=table, name="B"))
     assert hub.seq == 2
 
@@ -54,7 +54,7 @@ async def test_a_follower_whose_backlog_cannot_be_read_is_not_left_following(sto
     store.batches = down  # type: ignore[assignment,method-assign]
     late = Socket()
     with pytest.raises(RedisConnectionError):
-        await hub.attach(late, 0, 0, "r1")  # it needs updates 1–2 from the log
+        await hub.attach(late, 0, 0, "r1", token_digest(token))  # it needs updates 1–2 from the log
     assert late not in hub.followers and late.got == []  # no live update can reach it past the hole
 
 
@@ -62,10 +62,10 @@ async def test_a_client_ahead_of_the_hub_gets_no_older_snapshot_and_nothing_twic
     service, table = await lobby(store)
     behind = Hub(table, await store.load(table), store)  # this process saw seq 0 and nothing since
     ahead = Hub(table, await store.load(table), store)  # the other process, which committed the joins
-    await service.join(ahead, Join(table=table, name="A"))
+    _, token, _ = await service.join(ahead, Join(table=table, name="A"))
     await service.join(ahead, Join(table=table, name="B"))
     moved = Socket()
-    await behind.attach(moved, 0, 2, "r1")  # the client saw seq 2 through the other process
+    await behind.attach(moved, 0, 2, "r1", token_digest(token))  # the client saw seq 2 through the other process
     assert [type(m) for m in moved.got] == [Snapshot] and moved.got[0].seq == 2  # type: ignore[attr-defined]
     await behind.advance(await store.load(table), None)
     assert not any(isinstance(m, Events) for m in moved.got)
@@ -118,3 +118,21 @@ async def test_a_conflict_with_a_change_this_process_made_is_rebuilt_without_a_r
     assert loads == []  # both built on seq 0; the loser rebuilt on the record its rival's commit left here
     seat, _, seq = await service.join(other, Join(table=table, name="C"))
     assert (seat, seq) == (2, 3) and loads == [table]  # a conflict with a change made elsewhere reads the store
+
+
+async def test_a_seat_follower_is_checked_on_the_record_its_token_was_and_unseated_once_it_is_given_back(
+    store: Store,
+) -> None:
+    service, table = await lobby(store)
+    behind = Hub(table, await store.load(table), store)  # saw nothing of the join made through another process
+    ahead = Hub(table, await store.load(table), store)
+    _, token, _ = await service.join(ahead, Join(table=table, name="A"))
+    seated = Socket()
+    await behind.attach(seated, 0, None, "r1", token_digest(token))  # catches up: the token holds seat 0 there
+    assert behind.followers[seated] == 0 and seated.got[-1].seat == 0  # type: ignore[attr-defined]
+    with pytest.raises(ProtocolError) as refused:
+        await behind.attach(Socket(), 1, None, "r2", token_digest(token))
+    assert refused.value.code == "auth"
+    await service.leave(ahead, token)
+    await behind.advance(await store.load(table), None)
+    assert behind.followers[seated] is None and seated not in behind.holders
