@@ -186,15 +186,16 @@ class TableService:
 
     async def join(self, hub: Hub, msg: Join) -> tuple[int, str, int]:
         """Seat ``msg.name``; returns the seat, its token (shown once, stored hashed) and the update's seq.
-        The client's own token, when it sent one, may already hold a seat (a join sent again): that seat, as of
-        the table's current seq."""
+        The token may already hold a seat (a join sent again): that seat, as of the table's current seq.  The
+        client's own token held it from a first try; a token drawn here (128 random bits), from this very join's
+        commit, when the store ran it but its reply was lost and the store client sent it again."""
         token = msg.token or secrets.token_urlsafe(16)
         digest = token_digest(token)
         chosen: list[int] = []
 
         def build(record: Record) -> Change:
             meta = record.meta
-            held = seat_holding(meta, digest) if msg.token is not None else None
+            held = seat_holding(meta, digest)
             if held is not None:
                 raise _Seated(held, record.seq)
             _lobby_only(meta)

@@ -1,0 +1,105 @@
+"""A commit whose reply is lost on the way back (the connection to the store drops just after the script ran):
+redis-py sends it again on a new connection (``App``'s ``Retry``), so the table service meets its own change as
+a rival's.  Shown through a real TCP proxy in front of the store that cuts one reply."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from urllib.parse import urlparse
+
+import pytest
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from protocol.messages import Create, Join
+from server.hub import Hub
+from server.metrics import Metrics
+from server.service import TableService
+from server.store import Store
+
+
+class ReplyCutter:
+    """Forwards a Redis connection's bytes both ways; once ``armed``, the first reply to an ``EVALSHA`` is not
+    forwarded: the client's connection is closed instead (the script has run)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.upstream = (host, port)
+        self.armed = False
+        self.cut = 0
+        self.server: asyncio.Server | None = None
+        self.open: set[asyncio.StreamWriter] = set()
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        for writer in self.open:
+            writer.transport.abort()
+        await asyncio.sleep(0.05)  # the pumps see their sockets closed and end
+
+    async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        store_r, store_w = await asyncio.open_connection(*self.upstream)
+        self.open |= {client_w, store_w}
+        script_sent = asyncio.Event()
+
+        async def up() -> None:
+            while data := await _read(client_r):
+                if self.armed and b"EVALSHA" in data.upper():
+                    script_sent.set()
+                store_w.write(data)
+                await store_w.drain()
+
+        async def down() -> None:
+            while data := await _read(store_r):
+                if script_sent.is_set() and self.armed:
+                    self.armed = False
+                    self.cut += 1
+                    client_w.transport.abort()  # the reply is lost; the script ran
+                    return
+                client_w.write(data)
+                await client_w.drain()
+
+        with contextlib.suppress(ConnectionError):
+            await asyncio.gather(up(), down())  # each ends when its side closes: both do, once either does
+        client_w.transport.abort()
+        store_w.transport.abort()
+        self.open -= {client_w, store_w}
+
+
+async def _read(reader: asyncio.StreamReader) -> bytes:
+    try:
+        return await reader.read(65536)
+    except ConnectionError:
+        return b""
+
+
+@pytest.fixture
+async def cutter(store_url: str) -> AsyncIterator[tuple[ReplyCutter, Store]]:
+    url = urlparse(store_url)
+    proxy = ReplyCutter(url.hostname or "127.0.0.1", url.port or 6379)
+    port = await proxy.start()
+    client = aioredis.Redis(host="127.0.0.1", port=port, db=int(url.path.lstrip("/") or 0), retry=Retry(NoBackoff(), 1))
+    yield proxy, Store(client)
+    await client.aclose()
+    await proxy.close()
+
+
+async def test_a_join_whose_reply_was_lost_takes_one_seat(cutter: tuple[ReplyCutter, Store]) -> None:
+    proxy, store = cutter
+    service = TableService(store, Metrics())
+    table = await service.create(Create(game="mansion", seats=3))
+    hub = Hub(table, await store.load(table), store)
+    await service.join(hub, Join(table=table, name="A"))  # (the commit script is loaded now)
+    proxy.armed = True
+    seat, _, seq = await service.join(hub, Join(table=table, name="B"))  # a token drawn by the server
+    assert proxy.cut == 1  # the commit's first reply was lost, and redis-py sent it again
+    record = await store.load(table)
+    assert (seat, seq) == (1, 2) and record.seq == 2
+    assert record.meta.names == ["A", "B", None]  # one seat for one join, not two
