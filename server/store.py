@@ -214,13 +214,18 @@ return {1, seq}
 """
 
 # KEYS: record [, the create command's key].  ARGV: meta, ttl, table id.  Returns 1 created, 0 the id is taken,
-# or the id of the table the same create command made before.
+# or the id of the table the same create command made before.  A table still at seq 0 holding this very meta (its
+# ``created`` time included) was made by this very call: run again after its reply was lost, it answers 1 again.
 _CREATE = """
 if KEYS[2] then
   local made = redis.call('GET', KEYS[2])
   if made then return made end
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local seq, meta = unpack(redis.call('HMGET', KEYS[1], 'seq', 'meta'))
+  if seq == '0' and meta == ARGV[1] then return 1 end
+  return 0
+end
 redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 if KEYS[2] then redis.call('SET', KEYS[2], ARGV[3], 'EX', tonumber(ARGV[2])) end

@@ -103,3 +103,18 @@ async def test_a_join_whose_reply_was_lost_takes_one_seat(cutter: tuple[ReplyCut
     record = await store.load(table)
     assert (seat, seq) == (1, 2) and record.seq == 2
     assert record.meta.names == ["A", "B", None]  # one seat for one join, not two
+
+
+async def table_keys(client: aioredis.Redis) -> set[bytes]:
+    return {k async for k in client.scan_iter(match="{t:*}", count=1000)}
+
+
+async def test_a_create_whose_reply_was_lost_makes_one_table(cutter: tuple[ReplyCutter, Store]) -> None:
+    proxy, store = cutter
+    service = TableService(store, Metrics())
+    await service.create(Create(game="mansion", seats=2))  # (the create script is loaded now)
+    before = await table_keys(store.redis)
+    proxy.armed = True
+    table = await service.create(Create(game="mansion", seats=2))
+    assert proxy.cut == 1  # the script's first reply was lost, and redis-py sent it again
+    assert await table_keys(store.redis) - before == {b"{t:" + table.encode() + b"}"}  # no orphan beside it
