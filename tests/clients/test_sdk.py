@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
-from clients.sdk import Client, Seat
+from clients.sdk import Client, ConnectionLost, Seat
 from protocol import codec
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -244,3 +245,44 @@ async def test_an_intercepting_handler_takes_every_update_in_order_and_passes_on
     kept = [await client.recv(1) for _ in range(4)]
     assert [m.seq for m in kept if isinstance(m, Events)] == [1, 3, 5, 7]
     assert len(client._inbox) == 0 and client.repeats == 1
+
+
+async def test_a_request_made_while_the_server_is_gone_times_out_and_close_ends_it_and_the_reader() -> None:
+    """With the server gone for good the client keeps reconnecting; a request made meanwhile still fails at its
+    ``request_timeout``, and ``close()`` ends both the requests still waiting and a reader of the updates (they
+    used to wait for a connection that could never come, past their timeout and past the close)."""
+    accepted: list[ServerConnection] = []
+
+    async def welcomes(ws: ServerConnection) -> None:
+        accepted.append(ws)
+        await ws.recv()  # the hello
+        await ws.send(codec.encode(WELCOME), text=True)
+        await ws.wait_closed()
+
+    server = await serve(welcomes, "127.0.0.1", 0, compression=None)
+    client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", request_timeout=0.3, backoff=(0.01, 0.05))
+    await client.connect()
+    client.seats["T"] = Seat("T", 0, "tok")
+    server.close()  # gone for good: nothing listens on its port any more
+    for ws in accepted:
+        ws.transport.abort()
+    await server.wait_closed()
+    async with asyncio.timeout(5):
+        while client.connected:
+            await asyncio.sleep(0.01)
+    try:
+        async with asyncio.timeout(3):
+            with pytest.raises(TimeoutError):
+                await client.act("T", {"type": "end_turn"})
+        waiting = asyncio.create_task(client.act("T", {"type": "end_turn"}))
+        reader = asyncio.create_task(client.recv())
+        await asyncio.sleep(0.05)
+    finally:
+        await client.close()
+    async with asyncio.timeout(3):
+        with pytest.raises(ConnectionLost):
+            await waiting
+        with pytest.raises(ConnectionLost):
+            await reader
+        with pytest.raises(ConnectionLost):  # and so does any request after the close, at once
+            await client.ping()
