@@ -127,6 +127,7 @@ class Client:
         self.seats: dict[str, Seat] = {}  # table → the seat this client holds there
         self.watching: set[str] = set()
         self.last_seq: dict[str, int] = {}  # table → last seq delivered to the application
+        self._over: dict[str, int] = {}  # table → seq of the game_over delivered (a resume sends it again)
         self.reconnects = 0
         self.gaps = 0  # updates that arrived out of order and forced a resync (a correct server sends none)
         self.repeats = 0  # updates that arrived again after being delivered (a correct server sends none either)
@@ -452,6 +453,7 @@ class Client:
         self.seats.pop(table, None)
         self.watching.discard(table)
         self.last_seq.pop(table, None)
+        self._over.pop(table, None)
 
     def intercept(self, handler: Callable[[ServerMsg], bool] | None) -> None:
         """Have ``handler`` take in each table update (and unsolicited error) first, as it arrives, in order
@@ -552,8 +554,9 @@ class Client:
         elif isinstance(msg, Snapshot):
             self.last_seq[msg.table] = max(self.last_seq.get(msg.table, 0), msg.seq)
         elif isinstance(msg, GameOver):
-            if msg.seq < self.last_seq.get(msg.table, 0):
-                return  # superseded
+            if msg.seq < self.last_seq.get(msg.table, 0) or msg.seq <= self._over.get(msg.table, -1):
+                return  # superseded, or delivered already (before a reconnect resumed the finished table)
+            self._over[msg.table] = msg.seq
         elif isinstance(msg, Error):
             if ref is not None:
                 return  # the reply to a request: not an update

@@ -5,6 +5,9 @@ several server URLs, actions refused for a passing reason, updates of a forgotte
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,12 +22,14 @@ from protocol.messages import (
     Act,
     ClientMessage,
     Events,
+    GameOver,
     Limits,
     ListTables,
     Ping,
     Pong,
     Rejected,
     ServerMsg,
+    Snapshot,
     Welcome,
 )
 from server.launch import ServerProcess
@@ -286,3 +291,30 @@ async def test_a_request_made_while_the_server_is_gone_times_out_and_close_ends_
             await reader
         with pytest.raises(ConnectionLost):  # and so does any request after the close, at once
             await client.ping()
+
+
+async def test_a_game_over_is_delivered_once_even_when_a_reconnect_resumes_the_finished_table(
+    start_server: Callable[..., ServerProcess],
+) -> None:
+    """A seat still held once its game is over is resumed after a reconnect like any other, and the server
+    answers a resume of a finished table with its snapshot and its ``game_over`` again: the iterator must not
+    hand the application that ``game_over`` a second time (a bot counting its games would count this one twice)."""
+    server = start_server("--rate", "1e6", "--burst", "1000000")
+    rng = random.Random(5)
+    async with Client(server.url, backoff=(0.01, 0.05)) as client:
+        table = await client.create("mansion", 2, bots=1, bot_strategy="random")
+        await client.join(table, "Ada")
+        await client.start(table)
+        async with asyncio.timeout(60):
+            while not isinstance(msg := await client.recv(), GameOver):
+                if isinstance(msg, Events | Snapshot) and msg.legal and msg.seq == client.last_seq[table]:
+                    await client.act(table, rng.choice(msg.legal), seq=msg.seq)
+        assert client.drop()
+        async with asyncio.timeout(10):
+            while not client.connected or client.reconnects == 0:
+                await asyncio.sleep(0.01)
+        after: list[ServerMsg] = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                after.append(await client.recv(1))
+    assert [type(m) for m in after] == [Snapshot]  # the resume's snapshot, and no second game_over
