@@ -2,8 +2,10 @@
 
 Each game has its own notion of hidden values (the rule files say which); a checker looks at every view and every
 event exactly as they came over the wire (JSON builtins) and names each hidden value that is there for another
-seat.  The checks come from the rules, not from the server's own markers (a ``public`` flag, a ``phase``), so a
-server that mislabels a secret is still caught.  ``seat=None`` is a spectator, who may see no seat's secrets.
+seat.  It also checks that ``legal`` (a seat's actions, which name its cards and values) reaches only a seat that
+``prompts`` names.  The checks come from the rules, not from the server's own markers (a ``public`` flag, a
+``phase``), so a server that mislabels a secret is still caught.  ``seat=None`` is a spectator, who may see no
+seat's secrets.
 
 * mansion (M5, M17, M18): another seat's Haunt values (``view.haunt``; ``haunt_drawn.values``;
   ``haunt_discarded.value``) and another seat's duel bid before the reveal (``dial_set.bid``; ``view.my_bid``
@@ -113,8 +115,11 @@ class LeakChecker:
         if isinstance(msg, Events):
             for event in msg.events:
                 leaks += self._event(event, self.seat, self.options)
-        if isinstance(msg, (Events, Snapshot)) and msg.view is not None:
-            leaks += self._view(msg.view, self.seat, self.options)
+        if isinstance(msg, (Events, Snapshot)):
+            if msg.view is not None:
+                leaks += self._view(msg.view, self.seat, self.options)
+            if msg.legal and (self.seat is None or all(p.seat != self.seat for p in msg.prompts or [])):
+                leaks.append("legal actions for a seat that owes no decision (another seat's options)")
         if leaks:
             self.found += leaks
         return leaks

@@ -12,7 +12,7 @@ from clients.leaks import LeakChecker
 from engine.playout import random_playout
 from engine.registry import get_game
 from engine.rng import seed_from_int
-from protocol.messages import Events, Snapshot
+from protocol.messages import Events, PromptInfo, Snapshot
 
 to = msgspec.to_builtins
 GAMES = ["mansion", "spook", "ghost-at-home"]
@@ -84,6 +84,30 @@ def ghost_plants() -> list[Events]:
 
 
 PLANTS = {"mansion": mansion_plants, "spook": spook_plants, "ghost-at-home": ghost_plants}
+
+
+# Another seat's legal actions name what only it holds: its Haunt values, its cards.
+OTHERS_LEGAL = {
+    "mansion": [{"type": "discard", "value": 3}, {"type": "decline"}],
+    "spook": [{"type": "offer", "card": "QH"}, {"type": "done"}],
+    "ghost-at-home": [{"type": "discard", "card": 17}],
+}
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("audience", [0, None])
+def test_legal_actions_reaching_a_seat_that_owes_no_decision_are_caught(name: str, audience: int | None) -> None:
+    """``legal`` comes only with a prompt naming the receiving seat (never to a spectator): anything else is
+    another seat's options, sent to the wrong connection."""
+    legal = OTHERS_LEGAL[name]
+    prompts = [PromptInfo(seat=1, kind="turn")]
+    for planted in (
+        Events(table="t", seq=1, prompts=prompts, legal=legal),
+        Snapshot(table="t", game=name, seq=1, status="playing", seats=[], prompts=prompts, legal=legal),
+    ):
+        assert len(LeakChecker(name, audience).check(planted)) == 1, planted
+    mine = Events(table="t", seq=1, prompts=[*prompts, PromptInfo(seat=0, kind="turn")], legal=legal)
+    assert LeakChecker(name, 0).check(mine) == []  # seat 0 is prompted: those are its own
 
 
 @pytest.mark.parametrize("name", GAMES)
