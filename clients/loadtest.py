@@ -411,10 +411,14 @@ def loadtest(
     if baseline == "echo":
         with echo_server() as (url, pid):
             echo = Watched(pid)
-            echo.start()
-            count = asyncio.run(echo_rate(url, plan.tables, baseline_seconds))
-            cpu = echo.cpu_seconds()
-            rate = count / echo.elapsed()
+            window: dict[str, Any] = {}  # the timed window only: not the handshakes and closes around it
+
+            def ended() -> None:
+                window.update(cpu=echo.cpu_seconds(), seconds=echo.elapsed())
+
+            count = asyncio.run(echo_rate(url, plan.tables, baseline_seconds, on_start=echo.start, on_end=ended))
+            cpu = window["cpu"]
+            rate = count / window["seconds"]
         report["echo_roundtrips_per_s"] = round(rate, 1)
         report["echo_cpu_ms_per_roundtrip"] = {k: round(1000 * used / max(1, count), 3) for k, used in cpu.items()}
         report["ratio"] = round(report["actions_per_s"] / rate, 3) if rate else 0.0
