@@ -84,3 +84,13 @@ def test_the_echo_baseline_rate_is_over_its_timed_window(monkeypatch: pytest.Mon
     (count,) = counted
     assert report["echo_roundtrips_per_s"] == pytest.approx(count / 0.5, rel=0.05)
     assert report["ratio"] == round(1000.0 / report["echo_roundtrips_per_s"], 3)
+
+
+@pytest.mark.parametrize("command", ["loadtest", "chaos"])
+def test_an_unknown_strategy_is_refused_before_anything_runs(command: str) -> None:
+    """A misspelt ``--strategy`` used to be taken: every table's runner died on it unseen, and the run reported
+    zero games, no error, exit status 0 (for ``hauntd chaos``: a pass, having tested nothing)."""
+    args = [sys.executable, "-m", "server.cli", command, "--tables", "1", "--duration", "1", "--strategy", "gredy"]
+    args += ["--spawn"] if command == "loadtest" else ["--grace", "1", "--quiet"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=90, check=False, cwd=ROOT)
+    assert done.returncode == 2 and "invalid choice: 'gredy'" in done.stderr, (done.returncode, done.stdout)
