@@ -359,7 +359,9 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     stop.set()
     for task in [*runners, *([ticker] if ticker else [])]:
         task.cancel()
-    await asyncio.gather(*runners, *([ticker] if ticker else []), return_exceptions=True)
+    for ended in await asyncio.gather(*runners, *([ticker] if ticker else []), return_exceptions=True):
+        if isinstance(ended, Exception):  # a runner that died of what ``run`` does not expect (not cancelled)
+            stats.errors[type(ended).__name__] += 1
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
     return {
         "tables": plan.tables,

@@ -13,7 +13,7 @@ import pytest
 
 from clients import echo, loadtest
 from clients.loadtest import Clock
-from server.launch import ROOT
+from server.launch import ROOT, ServerProcess
 
 FIELDS = {
     "tables",
@@ -94,3 +94,17 @@ def test_an_unknown_strategy_is_refused_before_anything_runs(command: str) -> No
     args += ["--spawn"] if command == "loadtest" else ["--grace", "1", "--quiet"]
     done = subprocess.run(args, capture_output=True, text=True, timeout=90, check=False, cwd=ROOT)
     assert done.returncode == 2 and "invalid choice: 'gredy'" in done.stderr, (done.returncode, done.stdout)
+
+
+async def test_a_table_whose_bots_fail_is_reported(server: ServerProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception other than the expected network and server ones (a bot's own bug, say) ended its table's
+    runner, and nothing counted it: the report showed no error, only fewer games."""
+
+    class Broken:
+        def choose(self, decision: Any, rng: Any) -> Any:
+            raise RuntimeError("a bug in the strategy")
+
+    monkeypatch.setattr(loadtest, "get_strategy", lambda game, name: Broken())
+    plan = loadtest.Plan(server.url, tables=1, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
+    report = await loadtest._load(plan, 1.0, False, loadtest.Watched(None))
+    assert report["errors"] == {"RuntimeError": 1} and report["games_completed"] == 0
