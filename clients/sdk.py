@@ -305,8 +305,12 @@ class Client:
             await ws.send(frame, text=True)
 
     async def _keepalive(self) -> None:
-        """A ``ping`` after a third of the server's idle limit without sending anything."""
+        """A ``ping`` after a third of the server's idle limit without sending anything; nothing (and no wake-up)
+        while there is no connection."""
         while self.welcome is not None and self.welcome.limits.idle_seconds:
+            if not self._connected.is_set():
+                await self._connected.wait()
+                continue
             quiet = self.welcome.limits.idle_seconds / 3
             await asyncio.sleep(max(0.01, self._sent_at + quiet - time.monotonic()))
             if time.monotonic() - self._sent_at >= quiet and self._connected.is_set():

@@ -7,13 +7,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
+from clients import sdk
 from clients.sdk import Client, ConnectionLost, Seat
 from protocol import codec
 from protocol.messages import (
@@ -318,3 +321,36 @@ async def test_a_game_over_is_delivered_once_even_when_a_reconnect_resumes_the_f
             while True:
                 after.append(await client.recv(1))
     assert [type(m) for m in after] == [Snapshot]  # the resume's snapshot, and no second game_over
+
+
+async def test_the_keepalive_sleeps_while_there_is_no_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client pings after a third of the server's idle limit without sending; with no connection to ping on
+    (dropped, and not to be reopened here) its loop used to wake every 10 ms for as long as the client lived."""
+    quick = msgspec.structs.replace(WELCOME, limits=msgspec.structs.replace(WELCOME.limits, idle_seconds=0.06))
+
+    async def welcomes_then_drops(ws: ServerConnection) -> None:
+        await ws.recv()  # the hello
+        await ws.send(codec.encode(quick), text=True)
+        await asyncio.sleep(0.05)
+        ws.transport.abort()
+
+    async with serve(welcomes_then_drops, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", reconnect=False)
+        await client.connect()
+        with pytest.raises(ConnectionLost):
+            await client.recv(2)
+        wakes = 0
+
+        class Clock:  # the SDK's clock, counting the keepalive's looks at it
+            perf_counter = staticmethod(time.perf_counter)
+
+            @staticmethod
+            def monotonic() -> float:
+                nonlocal wakes
+                wakes += 1
+                return time.monotonic()
+
+        monkeypatch.setattr(sdk, "time", Clock)
+        await asyncio.sleep(0.5)
+        await client.close()
+    assert wakes < 5, wakes
