@@ -12,7 +12,7 @@ import contextlib
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
@@ -48,8 +48,17 @@ def echo_server(host: str = "127.0.0.1") -> Iterator[tuple[str, int]]:
         process.wait(10)
 
 
-async def echo_rate(url: str, connections: int, seconds: float) -> int:
-    """Round trips over ``connections`` connections, each one frame in flight, for ``seconds``."""
+async def echo_rate(
+    url: str,
+    connections: int,
+    seconds: float,
+    *,
+    on_start: Callable[[], None] = lambda: None,
+    on_end: Callable[[], None] = lambda: None,
+) -> int:
+    """Round trips over ``connections`` connections, each one frame in flight, for ``seconds``.  ``on_start`` and
+    ``on_end`` are called as that window opens (every connection open) and closes (before any is closed): what
+    is measured around them leaves the handshakes and the closes out."""
     sockets = [await connect(url, compression=None, max_size=None) for _ in range(connections)]
     count = 0
     deadline = 0.0
@@ -63,8 +72,10 @@ async def echo_rate(url: str, connections: int, seconds: float) -> int:
             count += 1
 
     try:
+        on_start()
         deadline = time.perf_counter() + seconds
         await asyncio.gather(*(loop(ws) for ws in sockets))
+        on_end()
         return count
     finally:
         for ws in sockets:

@@ -168,6 +168,7 @@ class Worker:
         self.ws: ClientConnection | None = None
         self.tables: list[Table] = []
         self.accepted: list[dict[str, Any]] = []  # acts the server accepted: replayed later
+        self.used: set[tuple[str, str, str]] = set()  # (table, token, cmd) of every act accepted: applied once
         self._refs = 0
 
     # -- the connection ------------------------------------------------------------------------------------
@@ -256,14 +257,13 @@ class Worker:
         before = await self.stored()
         replies = await self.exchange(frame)
         self.stats.frames += 1
+        accepted = False
         for reply in replies:
             if reply["type"] in ("error", "rejected"):
                 self.stats.replies[reply["code"]] += 1
             elif reply["type"] == "accepted":
                 self.stats.replies["accepted"] += 1
-                if frame.act is not None and reply.get("cmd") == frame.act["cmd"]:
-                    self.accepted.append(frame.act)
-                    del self.accepted[:-50]
+                accepted = accepted or (frame.act is not None and reply.get("cmd") == frame.act["cmd"])
         after = await self.stored()
         for table in list(self.tables):
             if before.get(table.id) != after.get(table.id):
@@ -271,13 +271,22 @@ class Worker:
             status = after.get(table.id, (None, None, None))[1]
             if status is not None and msgspec.msgpack.decode(status).get("status") == "over":
                 self.tables.remove(table)
+        if accepted and frame.act is not None:  # only now: a change it made was its first use of the id
+            self.accepted.append(frame.act)
+            del self.accepted[:-50]
+            if (used := _command(frame.act)) is not None:
+                self.used.add(used)
         return replies
 
     def _check_change(self, table: Table, before: tuple[Any, ...], frame: Frame, replies: list[dict[str, Any]]) -> None:
-        """A stored table changed: only an accepted action, legal for its token's seat, may do that."""
+        """A stored table changed: only an accepted action, legal for its token's seat, may do that, and only the
+        first time its command id is used (a replay is answered, never applied again)."""
         act = frame.act
         ok = False
         if act is not None and act.get("table") == table.id and act.get("token") in table.tokens:
+            if _command(act) in self.used:
+                self.stats.violations.append(f"table {table.id} changed by a replayed command {act['cmd']!r}")
+                return
             seat = table.tokens.index(act["token"])
             with contextlib.suppress(Exception):
                 ok = GAME.action_from_builtins(act["action"]) in GAME.legal_actions(self._state(before), seat)
@@ -392,6 +401,14 @@ class Worker:
                 msg["type"] = rng.choice(["teleport", "ACT", "", "act\x00", "events", "welcome"])
             elif isinstance(msg.get("action"), dict):
                 msg["action"][rng.choice(["to", "r", "bid", "type", "x"])] = _hostile_value(rng)
+
+
+def _command(act: dict[str, Any]) -> tuple[str, str, str] | None:
+    """An act's command key (command ids are unique per seat of a table), when its fields are strings."""
+    table, token, cmd = act.get("table"), act.get("token"), act.get("cmd")
+    if isinstance(table, str) and isinstance(token, str) and isinstance(cmd, str):
+        return table, token, cmd
+    return None
 
 
 # -- the run ------------------------------------------------------------------------------------------------

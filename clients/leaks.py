@@ -2,11 +2,14 @@
 
 Each game has its own notion of hidden values (the rule files say which); a checker looks at every view and every
 event exactly as they came over the wire (JSON builtins) and names each hidden value that is there for another
-seat.  The checks come from the rules, not from the server's own markers (a ``public`` flag, a ``phase``), so a
-server that mislabels a secret is still caught.  ``seat=None`` is a spectator, who may see no seat's secrets.
+seat.  It also checks that ``legal`` (a seat's actions, which name its cards and values) reaches only a seat that
+``prompts`` names.  The checks come from the rules, not from the server's own markers (a ``public`` flag, a
+``phase``), so a server that mislabels a secret is still caught.  ``seat=None`` is a spectator, who may see no
+seat's secrets.
 
 * mansion (M5, M17, M18): another seat's Haunt values (``view.haunt``; ``haunt_drawn.values``;
-  ``haunt_discarded.value``) and another seat's duel bid before the reveal (``dial_set.bid``).  The game's end
+  ``haunt_discarded.value``) and another seat's duel bid before the reveal (``dial_set.bid``; ``view.my_bid``
+  for a seat that is no duellist or has not set its own dial).  The game's end
   reveals everything (M19), so views of a finished game are not checked.
 * spook (S8): unless ``open_hands``, another seat's hand (``view.hands``) and a red card another seat drew into
   its hand (``card_drawn.card`` with destination ``hand``).
@@ -35,7 +38,14 @@ def _others(values: list[Any], seat: int | None) -> list[int]:
 def _mansion_view(view: Json, seat: int | None, options: Json) -> list[str]:
     if view["phase"] == "over":
         return []
-    return [f"view.haunt[{owner}]" for owner in _others(view["haunt"], seat)]
+    found = [f"view.haunt[{owner}]" for owner in _others(view["haunt"], seat)]
+    # ``my_bid`` is the viewer's own bid: only a duellist's, once its own dial is set
+    duel = view.get("duel") or {}
+    if view.get("my_bid") is not None:
+        side = "challenger" if duel.get("challenger") == seat else "defender"
+        if seat is None or duel.get(side) != seat or not duel.get(f"{side}_set"):
+            found.append("view.my_bid (not this seat's: another duellist's bid)")
+    return found
 
 
 def _private_fields(private: dict[str, str]) -> Check:
@@ -105,8 +115,11 @@ class LeakChecker:
         if isinstance(msg, Events):
             for event in msg.events:
                 leaks += self._event(event, self.seat, self.options)
-        if isinstance(msg, (Events, Snapshot)) and msg.view is not None:
-            leaks += self._view(msg.view, self.seat, self.options)
+        if isinstance(msg, (Events, Snapshot)):
+            if msg.view is not None:
+                leaks += self._view(msg.view, self.seat, self.options)
+            if msg.legal and (self.seat is None or all(p.seat != self.seat for p in msg.prompts or [])):
+                leaks.append("legal actions for a seat that owes no decision (another seat's options)")
         if leaks:
             self.found += leaks
         return leaks

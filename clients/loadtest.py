@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clients.bots.base import Strategy, get_strategy
+from clients.bots.base import Strategy, get_strategy, strategies
 from clients.bots.runner import HARMLESS, SeatBot
 from clients.echo import echo_rate, echo_server
 from clients.leaks import LeakChecker
@@ -359,7 +359,9 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     stop.set()
     for task in [*runners, *([ticker] if ticker else [])]:
         task.cancel()
-    await asyncio.gather(*runners, *([ticker] if ticker else []), return_exceptions=True)
+    for ended in await asyncio.gather(*runners, *([ticker] if ticker else []), return_exceptions=True):
+        if isinstance(ended, Exception):  # a runner that died of what ``run`` does not expect (not cancelled)
+            stats.errors[type(ended).__name__] += 1
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
     return {
         "tables": plan.tables,
@@ -411,10 +413,14 @@ def loadtest(
     if baseline == "echo":
         with echo_server() as (url, pid):
             echo = Watched(pid)
-            echo.start()
-            count = asyncio.run(echo_rate(url, plan.tables, baseline_seconds))
-            cpu = echo.cpu_seconds()
-            rate = count / echo.elapsed()
+            window: dict[str, Any] = {}  # the timed window only: not the handshakes and closes around it
+
+            def ended() -> None:
+                window.update(cpu=echo.cpu_seconds(), seconds=echo.elapsed())
+
+            count = asyncio.run(echo_rate(url, plan.tables, baseline_seconds, on_start=echo.start, on_end=ended))
+            cpu = window["cpu"]
+            rate = count / window["seconds"]
         report["echo_roundtrips_per_s"] = round(rate, 1)
         report["echo_cpu_ms_per_roundtrip"] = {k: round(1000 * used / max(1, count), 3) for k, used in cpu.items()}
         report["ratio"] = round(report["actions_per_s"] / rate, 3) if rate else 0.0
@@ -428,7 +434,10 @@ def add_table_arguments(parser: argparse.ArgumentParser, *, game: str, game_time
     parser.add_argument(
         "--game", default=game, choices=[*sorted(games()), "mix"], help="game played (default: %(default)s)"
     )
-    parser.add_argument("--strategy", default="random", help="bot strategy (default: %(default)s, the cheapest)")
+    names = sorted({name for each in games() for name in strategies(each)})
+    parser.add_argument(
+        "--strategy", default="random", choices=names, help="bot strategy (default: %(default)s, the cheapest)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default: %(default)s)")
     parser.add_argument(
         "--game-timeout",

@@ -127,6 +127,7 @@ class Client:
         self.seats: dict[str, Seat] = {}  # table → the seat this client holds there
         self.watching: set[str] = set()
         self.last_seq: dict[str, int] = {}  # table → last seq delivered to the application
+        self._over: dict[str, int] = {}  # table → seq of the game_over delivered (a resume sends it again)
         self.reconnects = 0
         self.gaps = 0  # updates that arrived out of order and forced a resync (a correct server sends none)
         self.repeats = 0  # updates that arrived again after being delivered (a correct server sends none either)
@@ -177,6 +178,8 @@ class Client:
         return self.welcome
 
     async def close(self) -> None:
+        """Close the connection for good: requests still waiting raise ``ConnectionLost``, and so does ``recv``
+        once the updates already received are read."""
         self._closing = True
         for task in (self._keeper, self._reader, self._restoring):
             if task is not None:
@@ -189,6 +192,8 @@ class Client:
         self._fail_pending(ConnectionLost("client closed"), everything=True)
         if self._timer is not None:
             self._timer.cancel()
+        if not any(isinstance(item, BaseException) for item in self._inbox.items):
+            self._inbox.put(ConnectionLost("client closed"))  # a reader waiting for an update is not left waiting
 
     async def __aenter__(self) -> Client:
         await self.connect()
@@ -236,7 +241,11 @@ class Client:
 
     # -- requests ----------------------------------------------------------------------------------------
     async def _request(self, msg: ClientMessage, *, timeout: float | None = None) -> Any:
-        """Send ``msg`` (built for this call: its ``ref`` is set here) and wait for the reply that echoes it."""
+        """Send ``msg`` (built for this call: its ``ref`` is set here) and wait for the reply that echoes it.  While
+        the connection is down the request waits, pending, for the reconnect to send it, and fails at its deadline
+        like any other."""
+        if self._closing or self._reader is None or self._reader.done():
+            raise ConnectionLost("client closed" if self._closing else "not connected")
         if msg.ref is None:
             msg.ref = str(next(self._refs))
         ref = msg.ref
@@ -247,7 +256,7 @@ class Client:
         if deadline < self._timer_at:
             self._set_timer(deadline)
         try:
-            await self._send(msg)
+            await self._send(msg)  # not while the connection is down: the reconnect sends what is pending
             return await future
         finally:
             self._pending.pop(ref, None)
@@ -281,11 +290,11 @@ class Client:
             self._set_timer(later)
 
     async def _send(self, msg: ClientMessage) -> None:
-        if not self._connected.is_set():
-            await self._connected.wait()
+        """Send ``msg`` now, or not at all while the connection is down (a request stays pending: the reconnect
+        sends it again, ``_restore``; a resync is the reconnect's resume)."""
         ws = self._ws
-        if ws is None:
-            raise ConnectionLost("not connected")
+        if ws is None or not self._connected.is_set():
+            return
         frame = codec.encode(msg)
         self._sent_at = time.monotonic()
         if ws.protocol.state is State.OPEN and ws.transport.get_write_buffer_size() <= ws.write_limit_high:
@@ -296,8 +305,12 @@ class Client:
             await ws.send(frame, text=True)
 
     async def _keepalive(self) -> None:
-        """A ``ping`` after a third of the server's idle limit without sending anything."""
+        """A ``ping`` after a third of the server's idle limit without sending anything; nothing (and no wake-up)
+        while there is no connection."""
         while self.welcome is not None and self.welcome.limits.idle_seconds:
+            if not self._connected.is_set():
+                await self._connected.wait()
+                continue
             quiet = self.welcome.limits.idle_seconds / 3
             await asyncio.sleep(max(0.01, self._sent_at + quiet - time.monotonic()))
             if time.monotonic() - self._sent_at >= quiet and self._connected.is_set():
@@ -444,6 +457,7 @@ class Client:
         self.seats.pop(table, None)
         self.watching.discard(table)
         self.last_seq.pop(table, None)
+        self._over.pop(table, None)
 
     def intercept(self, handler: Callable[[ServerMsg], bool] | None) -> None:
         """Have ``handler`` take in each table update (and unsolicited error) first, as it arrives, in order
@@ -544,8 +558,9 @@ class Client:
         elif isinstance(msg, Snapshot):
             self.last_seq[msg.table] = max(self.last_seq.get(msg.table, 0), msg.seq)
         elif isinstance(msg, GameOver):
-            if msg.seq < self.last_seq.get(msg.table, 0):
-                return  # superseded
+            if msg.seq < self.last_seq.get(msg.table, 0) or msg.seq <= self._over.get(msg.table, -1):
+                return  # superseded, or delivered already (before a reconnect resumed the finished table)
+            self._over[msg.table] = msg.seq
         elif isinstance(msg, Error):
             if ref is not None:
                 return  # the reply to a request: not an update
@@ -584,18 +599,22 @@ class Client:
                 self._at = (self._at + 1) % len(self.urls)  # that server may be down: try the next one
                 continue
             self.reconnects += 1
-            self._restoring = asyncio.create_task(self._restore())
+            # what is pending now was sent on a connection that dropped, or not at all: ``_restore`` sends it; a
+            # request made from here on is sent at once, by its own ``_request``
+            unanswered = [msg for future, msg, _ in self._pending.values() if not future.done()]
+            self._restoring = asyncio.create_task(self._restore(unanswered))
             return
 
-    async def _restore(self) -> None:
+    async def _restore(self, unanswered: list[ClientMessage]) -> None:
         """After a reconnect: follow every held seat and watched table again from the last ``seq`` delivered,
         and re-send the requests still unanswered (actions, pings, lists)."""
-        unanswered = [msg for future, msg, _ in self._pending.values() if not future.done()]
         follows = [asyncio.ensure_future(self._follow_again(table)) for table in [*self.seats, *self.watching]]
         await asyncio.sleep(0)  # their requests go out first
         try:
             for msg in unanswered:
-                await self._send(msg)
+                pending = self._pending.get(msg.ref or "")
+                if pending is not None and not pending[0].done():  # not given up on meanwhile (timed out)
+                    await self._send(msg)
             await asyncio.gather(*follows)
         finally:
             for task in follows:

@@ -3,6 +3,7 @@
 A bot decides only from what its connection receives: each update that asks it to decide carries its legal
 actions and its view.  It acts with the update's ``seq``, so when several seats decide at once and another
 seat's action lands first, the server answers ``stale`` and the bot simply decides again from the next update.
+An action the server dropped for its rate limit (``rate_limited``) is sent again after a pause: no update follows.
 Reconnects are the SDK's: seats are resumed and unanswered actions re-sent (applied at most once).
 """
 
@@ -25,6 +26,8 @@ from protocol.messages import Accepted, Events, GameOver, Rejected, ServerMsg, S
 
 # Rejections a bot meets through no fault of its own: another seat's simultaneous decision came first.
 HARMLESS = frozenset({"stale"})
+# Rejections of an action the server dropped unread (its rate limit): the same decision is sent again.
+DROPPED = frozenset({"rate_limited"})
 # What a start attempt may meet when another seat started the table first.
 STARTED_ELSEWHERE = frozenset({"already_started"})
 # The updates that carry a table's status, legal actions and view (a tuple: cheaper in ``isinstance``).
@@ -116,14 +119,21 @@ class SeatBot:
             legal=msg.legal,
         )
         action = self.strategy.choose(decision, self.rng)
-        sent = time.perf_counter()
-        self.sending(msg.seq, sent)
-        outcome = await self.client.act(self.table, action, seq=msg.seq)
-        self.acted(msg.seq, sent, outcome)
-        if isinstance(outcome, Accepted):
-            self.actions += 1
-        else:
+        while True:
+            sent = time.perf_counter()
+            self.sending(msg.seq, sent)
+            outcome = await self.client.act(self.table, action, seq=msg.seq)
+            self.acted(msg.seq, sent, outcome)
+            if isinstance(outcome, Accepted):
+                self.actions += 1
+                return
             self.rejected[outcome.code] = self.rejected.get(outcome.code, 0) + 1
+            if outcome.code not in DROPPED or msg.seq != self.client.last_seq.get(self.table):
+                return
+            # the server dropped the action unread: no newer update will come to decide on, so send it again
+            # once the connection's allowance has refilled
+            limits = self.client.welcome.limits if self.client.welcome is not None else None
+            await asyncio.sleep(1 / limits.messages_per_second if limits and limits.messages_per_second else 0.05)
 
     def _may_start(self) -> bool:
         return self.start and not self._start_sent and self.status == "lobby"

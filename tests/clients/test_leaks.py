@@ -12,7 +12,7 @@ from clients.leaks import LeakChecker
 from engine.playout import random_playout
 from engine.registry import get_game
 from engine.rng import seed_from_int
-from protocol.messages import Events, Snapshot
+from protocol.messages import Events, PromptInfo, Snapshot
 
 to = msgspec.to_builtins
 GAMES = ["mansion", "spook", "ghost-at-home"]
@@ -47,6 +47,9 @@ def test_what_the_engine_sends_each_seat_is_clean(name: str, seed: int) -> None:
     assert private_seen > 0  # the game did hide something from someone
 
 
+DUEL = {"challenger": 1, "defender": 2, "card": "musician", "challenger_set": True, "defender_set": False}
+
+
 def mansion_plants() -> list[Events]:
     view = {"phase": "turn", "haunt": [[1, 2], [3], None]}
     return [
@@ -54,6 +57,10 @@ def mansion_plants() -> list[Events]:
         update([{"type": "haunt_drawn", "seat": 1, "count": 1, "cause": "ghosts", "values": [4]}]),
         update([{"type": "haunt_discarded", "seat": 2, "value": 3, "cause": "action"}]),
         update([{"type": "dial_set", "seat": 1, "bid": 2}]),
+        # ``view.my_bid`` is the viewer's own bid: seat 0 is in no duel, so this is seat 1's (or 2's)
+        update(view={"phase": "dial", "haunt": [[1], None, None], "duel": DUEL, "my_bid": 2}),
+        # seat 0 is the defender but has not set its dial: the bid shown is the challenger's
+        update(view={"phase": "dial", "haunt": [[1], None], "duel": {**DUEL, "defender": 0}, "my_bid": 2}),
     ]
 
 
@@ -79,6 +86,30 @@ def ghost_plants() -> list[Events]:
 PLANTS = {"mansion": mansion_plants, "spook": spook_plants, "ghost-at-home": ghost_plants}
 
 
+# Another seat's legal actions name what only it holds: its Haunt values, its cards.
+OTHERS_LEGAL = {
+    "mansion": [{"type": "discard", "value": 3}, {"type": "decline"}],
+    "spook": [{"type": "offer", "card": "QH"}, {"type": "done"}],
+    "ghost-at-home": [{"type": "discard", "card": 17}],
+}
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("audience", [0, None])
+def test_legal_actions_reaching_a_seat_that_owes_no_decision_are_caught(name: str, audience: int | None) -> None:
+    """``legal`` comes only with a prompt naming the receiving seat (never to a spectator): anything else is
+    another seat's options, sent to the wrong connection."""
+    legal = OTHERS_LEGAL[name]
+    prompts = [PromptInfo(seat=1, kind="turn")]
+    for planted in (
+        Events(table="t", seq=1, prompts=prompts, legal=legal),
+        Snapshot(table="t", game=name, seq=1, status="playing", seats=[], prompts=prompts, legal=legal),
+    ):
+        assert len(LeakChecker(name, audience).check(planted)) == 1, planted
+    mine = Events(table="t", seq=1, prompts=[*prompts, PromptInfo(seat=0, kind="turn")], legal=legal)
+    assert LeakChecker(name, 0).check(mine) == []  # seat 0 is prompted: those are its own
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_every_planted_secret_is_caught(name: str) -> None:
     """Seat 0 receiving another seat's secret is a leak, whether it mislabels it (spook's ``public``) or not."""
@@ -94,6 +125,8 @@ def test_secrets_are_allowed_where_the_rules_show_them() -> None:
     """Your own secrets; every hand with spook's open_hands; mansion's end, which reveals all (M19)."""
     assert LeakChecker("mansion", 1).check(update(mansion_plants()[1].events)) == []
     assert LeakChecker("mansion", 0).check(update(view={"phase": "over", "haunt": [[1], [2]]})) == []
+    own_bid = {"phase": "dial", "haunt": [None, [1], None], "duel": DUEL, "my_bid": 3}
+    assert LeakChecker("mansion", 1).check(update(view=own_bid)) == []  # the challenger's own bid, once set
     open_hands = LeakChecker("spook", 0, {"open_hands": True})
     assert all(open_hands.check(p) == [] for p in spook_plants())
     assert LeakChecker("ghost-at-home", 1).check(ghost_plants()[1]) == [

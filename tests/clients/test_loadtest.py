@@ -3,12 +3,17 @@ neither errors nor leaks; the echo baseline measures a positive rate."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+from typing import Any
 
+import pytest
+
+from clients import echo, loadtest
 from clients.loadtest import Clock
-from server.launch import ROOT
+from server.launch import ROOT, ServerProcess
 
 FIELDS = {
     "tables",
@@ -51,3 +56,55 @@ def test_fan_out_is_timed_when_every_other_seat_has_the_update() -> None:
     assert clock.received(5, seat=0, at=11.0) is None
     assert clock.received(5, seat=2, at=12.0) == 2.0
     assert clock.received(4, seat=0, at=12.0) is None  # nobody timed update 4 (a lobby change, say)
+
+
+def test_the_echo_baseline_rate_is_over_its_timed_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``echo_roundtrips_per_s`` is the round trips over the seconds they were counted in, not over the time it
+    took to open (one after the other: a second for a thousand tables) and close every connection too."""
+    real_connect, real_rate = echo.connect, loadtest.echo_rate
+    counted: list[int] = []
+
+    async def slow_connect(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.05)  # a slower handshake, as with many connections on a busy machine
+        return await real_connect(*args, **kwargs)
+
+    async def spy(*args: Any, **kwargs: Any) -> int:
+        count: int = await real_rate(*args, **kwargs)
+        counted.append(count)
+        return count
+
+    async def no_load(*args: Any) -> dict[str, Any]:
+        return {"actions_per_s": 1000.0}
+
+    monkeypatch.setattr(echo, "connect", slow_connect)
+    monkeypatch.setattr(loadtest, "echo_rate", spy)
+    monkeypatch.setattr(loadtest, "_load", no_load)
+    plan = loadtest.Plan(url="", tables=20, seats=4, game="mansion", strategy="random", seed=1, game_timeout=60)
+    report = loadtest.loadtest(plan, 1.0, spawn=False, baseline="echo", baseline_seconds=0.5, progress=False)
+    (count,) = counted
+    assert report["echo_roundtrips_per_s"] == pytest.approx(count / 0.5, rel=0.05)
+    assert report["ratio"] == round(1000.0 / report["echo_roundtrips_per_s"], 3)
+
+
+@pytest.mark.parametrize("command", ["loadtest", "chaos"])
+def test_an_unknown_strategy_is_refused_before_anything_runs(command: str) -> None:
+    """A misspelt ``--strategy`` used to be taken: every table's runner died on it unseen, and the run reported
+    zero games, no error, exit status 0 (for ``hauntd chaos``: a pass, having tested nothing)."""
+    args = [sys.executable, "-m", "server.cli", command, "--tables", "1", "--duration", "1", "--strategy", "gredy"]
+    args += ["--spawn"] if command == "loadtest" else ["--grace", "1", "--quiet"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=90, check=False, cwd=ROOT)
+    assert done.returncode == 2 and "invalid choice: 'gredy'" in done.stderr, (done.returncode, done.stdout)
+
+
+async def test_a_table_whose_bots_fail_is_reported(server: ServerProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception other than the expected network and server ones (a bot's own bug, say) ended its table's
+    runner, and nothing counted it: the report showed no error, only fewer games."""
+
+    class Broken:
+        def choose(self, decision: Any, rng: Any) -> Any:
+            raise RuntimeError("a bug in the strategy")
+
+    monkeypatch.setattr(loadtest, "get_strategy", lambda game, name: Broken())
+    plan = loadtest.Plan(server.url, tables=1, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
+    report = await loadtest._load(plan, 1.0, False, loadtest.Watched(None))
+    assert report["errors"] == {"RuntimeError": 1} and report["games_completed"] == 0

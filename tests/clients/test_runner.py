@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -62,3 +63,17 @@ async def test_the_bot_command_refuses_another_game(server: ServerProcess) -> No
         assert done.returncode == 1 and "plays spook, not mansion" in done.stderr
         listed = {t.table: t for t in await owner.list_tables("spook")}
         assert listed[table].taken == 0  # it gave the seat back
+
+
+async def test_a_bot_slowed_down_by_the_rate_limit_plays_on(start_server: Callable[..., ServerProcess]) -> None:
+    """Alone against server-run bots, a bot decides as fast as the game prompts it and meets the server's rate
+    limit (``hauntd serve``'s default 50/s, burst 100, is met in a long game).  A ``rate_limited`` action was
+    dropped by the server, so no newer update comes to decide on: the bot used to wait for one forever."""
+    server = start_server("--rate", "40", "--burst", "3")
+    async with Client(server.url) as owner:
+        table = await owner.create("mansion", 2, bots=1, bot_strategy="random")
+    summary = await asyncio.wait_for(
+        run_bot(server.url, table, seat=None, name="me", strategy_name="random", game="auto", seed=2), 30
+    )
+    assert summary["rejected"].get("rate_limited", 0) > 0  # it did meet the limit
+    assert len(summary["scores"]) == 2 and summary["actions"] > 10

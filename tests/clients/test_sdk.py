@@ -5,12 +5,19 @@ several server URLs, actions refused for a passing reason, updates of a forgotte
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable
 from typing import Any
 
+import msgspec
+import pytest
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
-from clients.sdk import Client, Seat
+from clients import sdk
+from clients.sdk import Client, ConnectionLost, Seat
 from protocol import codec
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -18,12 +25,14 @@ from protocol.messages import (
     Act,
     ClientMessage,
     Events,
+    GameOver,
     Limits,
     ListTables,
     Ping,
     Pong,
     Rejected,
     ServerMsg,
+    Snapshot,
     Welcome,
 )
 from server.launch import ServerProcess
@@ -244,3 +253,104 @@ async def test_an_intercepting_handler_takes_every_update_in_order_and_passes_on
     kept = [await client.recv(1) for _ in range(4)]
     assert [m.seq for m in kept if isinstance(m, Events)] == [1, 3, 5, 7]
     assert len(client._inbox) == 0 and client.repeats == 1
+
+
+async def test_a_request_made_while_the_server_is_gone_times_out_and_close_ends_it_and_the_reader() -> None:
+    """With the server gone for good the client keeps reconnecting; a request made meanwhile still fails at its
+    ``request_timeout``, and ``close()`` ends both the requests still waiting and a reader of the updates (they
+    used to wait for a connection that could never come, past their timeout and past the close)."""
+    accepted: list[ServerConnection] = []
+
+    async def welcomes(ws: ServerConnection) -> None:
+        accepted.append(ws)
+        await ws.recv()  # the hello
+        await ws.send(codec.encode(WELCOME), text=True)
+        await ws.wait_closed()
+
+    server = await serve(welcomes, "127.0.0.1", 0, compression=None)
+    client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", request_timeout=0.3, backoff=(0.01, 0.05))
+    await client.connect()
+    client.seats["T"] = Seat("T", 0, "tok")
+    server.close()  # gone for good: nothing listens on its port any more
+    for ws in accepted:
+        ws.transport.abort()
+    await server.wait_closed()
+    async with asyncio.timeout(5):
+        while client.connected:
+            await asyncio.sleep(0.01)
+    try:
+        async with asyncio.timeout(3):
+            with pytest.raises(TimeoutError):
+                await client.act("T", {"type": "end_turn"})
+        waiting = asyncio.create_task(client.act("T", {"type": "end_turn"}))
+        reader = asyncio.create_task(client.recv())
+        await asyncio.sleep(0.05)
+    finally:
+        await client.close()
+    async with asyncio.timeout(3):
+        with pytest.raises(ConnectionLost):
+            await waiting
+        with pytest.raises(ConnectionLost):
+            await reader
+        with pytest.raises(ConnectionLost):  # and so does any request after the close, at once
+            await client.ping()
+
+
+async def test_a_game_over_is_delivered_once_even_when_a_reconnect_resumes_the_finished_table(
+    start_server: Callable[..., ServerProcess],
+) -> None:
+    """A seat still held once its game is over is resumed after a reconnect like any other, and the server
+    answers a resume of a finished table with its snapshot and its ``game_over`` again: the iterator must not
+    hand the application that ``game_over`` a second time (a bot counting its games would count this one twice)."""
+    server = start_server("--rate", "1e6", "--burst", "1000000")
+    rng = random.Random(5)
+    async with Client(server.url, backoff=(0.01, 0.05)) as client:
+        table = await client.create("mansion", 2, bots=1, bot_strategy="random")
+        await client.join(table, "Ada")
+        await client.start(table)
+        async with asyncio.timeout(60):
+            while not isinstance(msg := await client.recv(), GameOver):
+                if isinstance(msg, Events | Snapshot) and msg.legal and msg.seq == client.last_seq[table]:
+                    await client.act(table, rng.choice(msg.legal), seq=msg.seq)
+        assert client.drop()
+        async with asyncio.timeout(10):
+            while not client.connected or client.reconnects == 0:
+                await asyncio.sleep(0.01)
+        after: list[ServerMsg] = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                after.append(await client.recv(1))
+    assert [type(m) for m in after] == [Snapshot]  # the resume's snapshot, and no second game_over
+
+
+async def test_the_keepalive_sleeps_while_there_is_no_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client pings after a third of the server's idle limit without sending; with no connection to ping on
+    (dropped, and not to be reopened here) its loop used to wake every 10 ms for as long as the client lived."""
+    quick = msgspec.structs.replace(WELCOME, limits=msgspec.structs.replace(WELCOME.limits, idle_seconds=0.06))
+
+    async def welcomes_then_drops(ws: ServerConnection) -> None:
+        await ws.recv()  # the hello
+        await ws.send(codec.encode(quick), text=True)
+        await asyncio.sleep(0.05)
+        ws.transport.abort()
+
+    async with serve(welcomes_then_drops, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", reconnect=False)
+        await client.connect()
+        with pytest.raises(ConnectionLost):
+            await client.recv(2)
+        wakes = 0
+
+        class Clock:  # the SDK's clock, counting the keepalive's looks at it
+            perf_counter = staticmethod(time.perf_counter)
+
+            @staticmethod
+            def monotonic() -> float:
+                nonlocal wakes
+                wakes += 1
+                return time.monotonic()
+
+        monkeypatch.setattr(sdk, "time", Clock)
+        await asyncio.sleep(0.5)
+        await client.close()
+    assert wakes < 5, wakes

@@ -1,0 +1,54 @@
+"""``hauntd fuzz``'s checker (the command itself runs against a live server in ``tests/server/test_fuzz.py``)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import msgspec
+
+from clients import fuzz
+from engine.rng import seed_from_int
+
+GAME = fuzz.GAME
+
+
+async def test_a_replayed_command_id_that_changes_a_table_again_is_a_violation() -> None:
+    """A command id is applied at most once per seat: a replay answered ``accepted`` must leave the table as it
+    was, even when its action (a new one, under the old id) would be legal now.  The checker took any legal,
+    accepted action for a rightful change, so a server applying a replayed command again went unnoticed."""
+    state = GAME.setup(3, seed_from_int(4), GAME.default_options(), "t1")
+    seat = sorted(GAME.prompts(state))[0]
+    states = [GAME.encode_state(state)]
+    for first in GAME.legal_actions(state, seat):  # an action after which the same seat still decides
+        after = GAME.decode_state(states[0])
+        GAME.apply(after, seat, first)
+        if seat in GAME.prompts(after) and len(GAME.legal_actions(after, seat)) > 1:
+            break
+    states.append(GAME.encode_state(after))
+    second = GAME.legal_actions(after, seat)[-1]
+    GAME.apply(after, seat, second)
+    states.append(GAME.encode_state(after))
+
+    tokens = [f"tok{s}" for s in range(3)]
+    worker = fuzz.Worker("ws://unused", None, random.Random(0), fuzz.Stats())
+    worker.tables = [fuzz.Table("t1", tokens)]
+    meta = msgspec.msgpack.encode({"status": "playing"})
+    stored = iter([states[0], states[1], states[1], states[2]])  # before/after each of the two frames
+
+    async def read() -> dict[str, tuple[Any, ...]]:
+        return {"t1": (b"1", meta, next(stored))}
+
+    async def answer(frame: fuzz.Frame) -> list[dict[str, Any]]:
+        assert frame.act is not None
+        return [{"type": "accepted", "table": "t1", "cmd": frame.act["cmd"], "seq": 5}]
+
+    worker.stored = read  # type: ignore[method-assign]
+    worker.exchange = answer  # type: ignore[method-assign]
+    act = {"type": "act", "table": "t1", "token": tokens[seat], "cmd": "c1", "action": msgspec.to_builtins(first)}
+    replay = {**act, "action": msgspec.to_builtins(second)}
+    await worker.checked(fuzz.Frame(json.dumps(act), act=act))
+    assert worker.stats.violations == [] and worker.stats.legal_moves == 1  # the first use: rightful
+    await worker.checked(fuzz.Frame(json.dumps(replay), act=replay))
+    assert len(worker.stats.violations) == 1, worker.stats.violations
