@@ -307,11 +307,14 @@ async def watchdog(slots: Sequence[TableSlot], limit: float) -> None:
             slot.watch(limit)
 
 
-async def _progress(stats: Stats, started: float, duration: float, live: bool, watched: Watched) -> None:
+async def _progress(stats: Stats, started: float, duration: float, show: bool, live: bool, watched: Watched) -> None:
+    """Each second: the processes' memory (so ``server_rss_mb`` is a peak), and with ``show`` a progress line."""
     last_actions, last_t = 0, time.perf_counter()
     while True:
         await asyncio.sleep(1.0)
         watched.sample()
+        if not show:
+            continue
         now = time.perf_counter()
         rate = (stats.actions - last_actions) / (now - last_t)
         last_actions, last_t = stats.actions, now
@@ -347,7 +350,7 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     started = time.perf_counter()
     stats.recording = True
     watched.start()
-    ticker = asyncio.create_task(_progress(stats, started, duration, live, watched)) if progress or live else None
+    ticker = asyncio.create_task(_progress(stats, started, duration, progress or live, live, watched))
     await asyncio.sleep(duration)
     stats.recording = False
     elapsed = time.perf_counter() - started
@@ -357,9 +360,9 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
         print(file=sys.stderr)
     peak_connections = stats.connections
     stop.set()
-    for task in [*runners, *([ticker] if ticker else [])]:
+    for task in [*runners, ticker]:
         task.cancel()
-    for ended in await asyncio.gather(*runners, *([ticker] if ticker else []), return_exceptions=True):
+    for ended in await asyncio.gather(*runners, ticker, return_exceptions=True):
         if isinstance(ended, Exception):  # a runner that died of what ``run`` does not expect (not cancelled)
             stats.errors[type(ended).__name__] += 1
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)

@@ -108,3 +108,20 @@ async def test_a_table_whose_bots_fail_is_reported(server: ServerProcess, monkey
     plan = loadtest.Plan(server.url, tables=1, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
     report = await loadtest._load(plan, 1.0, False, loadtest.Watched(None))
     assert report["errors"] == {"RuntimeError": 1} and report["games_completed"] == 0
+
+
+async def test_memory_is_sampled_every_second_without_a_progress_line(server: ServerProcess) -> None:
+    """``server_rss_mb`` is a peak: sampled each second of the run, not only when a progress line is printed
+    (with ``--json`` off a terminal it was one sample, taken at the end)."""
+
+    class Counting(loadtest.Watched):
+        samples = 0
+
+        def sample(self) -> None:
+            self.samples += 1
+            super().sample()
+
+    watched = Counting(None)
+    plan = loadtest.Plan(server.url, tables=1, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
+    await loadtest._load(plan, 2.5, False, watched)
+    assert watched.samples >= 3  # two during the run, one at its end
