@@ -129,6 +129,8 @@ class Client:
         self.last_seq: dict[str, int] = {}  # table → last seq delivered to the application
         self._over: dict[str, int] = {}  # table → seq of the game_over delivered (a resume sends it again)
         self.reconnects = 0
+        # the next reconnect's first wait: it keeps growing while connections drop soon after opening
+        self._delay, self._opened_at = backoff[0], 0.0
         self.gaps = 0  # updates that arrived out of order and forced a resync (a correct server sends none)
         self.repeats = 0  # updates that arrived again after being delivered (a correct server sends none either)
         self._ws: ClientConnection | None = None
@@ -237,6 +239,7 @@ class Client:
             raise ServerError("internal", f"expected welcome, got {type(reply).__name__}")
         self.welcome = reply
         self._ws = ws
+        self._opened_at = time.monotonic()
         self._connected.set()
 
     # -- requests ----------------------------------------------------------------------------------------
@@ -585,7 +588,9 @@ class Client:
         task.add_done_callback(lambda t: t.exception())
 
     async def _reconnect(self) -> None:
-        delay = self.backoff[0]
+        """Open a connection again, waiting longer after each failure; a connection that had lasted less than
+        the longest wait counts as one (a server that welcomes, then drops, is not hammered)."""
+        delay = self._delay if time.monotonic() - self._opened_at < self.backoff[1] else self.backoff[0]
         self._fail_pending(ConnectionLost("connection dropped"), everything=False)
         if self._restoring is not None:
             self._restoring.cancel()
@@ -599,6 +604,7 @@ class Client:
                 self._at = (self._at + 1) % len(self.urls)  # that server may be down: try the next one
                 continue
             self.reconnects += 1
+            self._delay = delay
             # what is pending now was sent on a connection that dropped, or not at all: ``_restore`` sends it; a
             # request made from here on is sent at once, by its own ``_request``
             unanswered = [msg for future, msg, _ in self._pending.values() if not future.done()]

@@ -354,3 +354,24 @@ async def test_the_keepalive_sleeps_while_there_is_no_connection(monkeypatch: py
         await asyncio.sleep(0.5)
         await client.close()
     assert wakes < 5, wakes
+
+
+async def test_reconnects_to_a_server_that_drops_every_connection_back_off() -> None:
+    """A server that welcomes, then drops the connection at once: the wait before each reconnect grows as it
+    does after failed attempts (it used to start again from the shortest after every welcome: ~20 a second)."""
+    opened = 0
+
+    async def welcomes_then_drops(ws: ServerConnection) -> None:
+        nonlocal opened
+        opened += 1
+        await ws.recv()  # the hello
+        await ws.send(codec.encode(WELCOME), text=True)
+        ws.transport.abort()
+
+    async with serve(welcomes_then_drops, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", backoff=(0.05, 5.0))
+        await client.connect()
+        await asyncio.sleep(1.5)
+        await client.close()
+    # waits of 0.05, 0.1, 0.2, 0.4, 0.8 s (each ×0.5–1.5) fit at most 6 reconnects in 1.5 s
+    assert 2 <= opened <= 7, opened
