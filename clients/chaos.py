@@ -43,7 +43,7 @@ import redis.asyncio as aioredis
 
 from clients.bots.base import Strategy
 from clients.leaks import LeakChecker
-from clients.loadtest import LoadBot, Plan, Stats, TableSlot, add_table_arguments, plan_from_args, watchdog
+from clients.loadtest import LoadBot, Plan, Stats, TableSlot, add_table_arguments, died, plan_from_args, watchdog
 from clients.sdk import Client, ConnectionLost, ServerError
 from protocol.messages import Accepted, Events, Rejected, ServerMsg, Snapshot
 from server.app import raise_open_files, relax_gc
@@ -351,7 +351,7 @@ async def _chaos(
         harm_error = f"{type(exc).__name__}: {exc}"[:2000]
     for task in [*late, *helpers]:
         task.cancel()
-    await asyncio.gather(*runners, *helpers, return_exceptions=True)
+    crashed = died(await asyncio.gather(*runners, *helpers, return_exceptions=True))
     if sys.stderr.isatty():
         print(file=sys.stderr)
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
@@ -387,6 +387,7 @@ async def _chaos(
         "leak_examples": stats.leak_examples,
         "errors_by_code": dict(stats.errors),
         "server_errors": cluster.server_errors(),
+        "harness_errors": dict(crashed),
     }
     if harm_error is not None:
         report["harm_error"] = harm_error
@@ -396,10 +397,19 @@ async def _chaos(
 
 
 def passed(report: dict[str, Any]) -> bool:
-    """Every started game completed; nothing lost, doubled, skipped or leaked; every process killed came back."""
+    """Every started game completed; nothing lost, doubled, skipped or leaked; every process killed came back;
+    no table runner or helper of this command's own died (it would have tested less than it reports)."""
     return report["games_completed"] == report["games_started"] and not any(
         report.get(key)
-        for key in ("lost_actions", "duplicate_actions", "sequence_gaps", "replay_failures", "leaks", "harm_error")
+        for key in (
+            "lost_actions",
+            "duplicate_actions",
+            "sequence_gaps",
+            "replay_failures",
+            "leaks",
+            "harm_error",
+            "harness_errors",
+        )
     )
 
 

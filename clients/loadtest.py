@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -330,6 +330,12 @@ async def _progress(stats: Stats, started: float, duration: float, show: bool, l
             print(line, file=sys.stderr, flush=True)
 
 
+def died(ended: Iterable[object]) -> Counter[str]:
+    """The exceptions, by type, among what ``gather(..., return_exceptions=True)`` returned for tasks that
+    should have ended only by returning or being cancelled: a runner's or helper's own failure."""
+    return Counter(type(result).__name__ for result in ended if isinstance(result, Exception))
+
+
 async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -> dict[str, Any]:
     stats = Stats()
     slots = [TableSlot(plan, stats, i) for i in range(plan.tables)]
@@ -362,9 +368,7 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     stop.set()
     for task in [*runners, ticker]:
         task.cancel()
-    for ended in await asyncio.gather(*runners, ticker, return_exceptions=True):
-        if isinstance(ended, Exception):  # a runner that died of what ``run`` does not expect (not cancelled)
-            stats.errors[type(ended).__name__] += 1
+    stats.errors.update(died(await asyncio.gather(*runners, ticker, return_exceptions=True)))
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
     return {
         "tables": plan.tables,

@@ -3,6 +3,7 @@ leaked; and the audit does see a lost action, a doubled command and a skipped se
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import subprocess
@@ -13,7 +14,7 @@ import redis.asyncio as aioredis
 from clients.bots.base import get_strategy
 from clients.chaos import ChaosBot, Ledger, audit, passed
 from clients.leaks import LeakChecker
-from clients.loadtest import Clock, Stats
+from clients.loadtest import Clock, Stats, died
 from clients.sdk import Client
 from protocol.messages import Events, Snapshot
 from server.launch import ROOT
@@ -95,3 +96,21 @@ def test_a_seat_handed_an_update_out_of_order_is_counted() -> None:
     for seq in (4, 5, 7, 7):
         bot.observe(Events(table="T", seq=seq))
     assert ledger.seat_gaps == 2  # 7 after 5, then 7 again
+
+
+async def test_a_runner_or_helper_that_died_fails_the_run() -> None:
+    """What ``gather(..., return_exceptions=True)`` hands back for tasks that died of their own failure (not a
+    cancellation) is counted, and a chaos run with any such death does not pass: it tested less than it says."""
+
+    async def fails() -> None:
+        raise RuntimeError("a bug in a runner")
+
+    async def waits() -> None:
+        await asyncio.sleep(10)
+
+    tasks = [asyncio.create_task(fails()), asyncio.create_task(waits()), asyncio.create_task(asyncio.sleep(0))]
+    await asyncio.sleep(0.01)
+    tasks[1].cancel()
+    assert died(await asyncio.gather(*tasks, return_exceptions=True)) == {"RuntimeError": 1}
+    clean = {"games_started": 3, "games_completed": 3, "harness_errors": {}} | dict.fromkeys(ZERO, 0)
+    assert passed(clean) and not passed(clean | {"harness_errors": {"RuntimeError": 1}})
