@@ -34,6 +34,7 @@ from clients.sdk import Client, ConnectionLost, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg
 from server.app import raise_open_files, relax_gc
+from server.latency import percentiles_ms
 from server.launch import ServerProcess
 
 GAMES = ("mansion", "spook", "ghost-at-home")
@@ -237,14 +238,8 @@ class TableSlot:
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
-    if not samples:
-        return {"p50": 0.0, "p95": 0.0, "p99": 0.0}
-    ordered = sorted(samples)
-
-    def at(q: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 2)
-
-    return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99)}
+    p50, p95, p99 = percentiles_ms(samples, 50, 95, 99)
+    return {"p50": round(p50, 2), "p95": round(p95, 2), "p99": round(p99, 2)}
 
 
 # -- the processes under test --------------------------------------------------------------------------------

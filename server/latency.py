@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
+import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +47,18 @@ class _Seat:
             await asyncio.wait_for(self.changed.wait(), 30)
 
 
+def percentiles_ms(samples: Sequence[float], *ranks: int) -> list[float]:
+    """The ``ranks``-th percentiles (1–99) of ``samples`` (seconds) in milliseconds: ``statistics.quantiles``,
+    inclusive (interpolated between the two nearest samples); 0 without samples."""
+    if len(samples) < 2:
+        return [1000 * samples[0] if samples else 0.0 for _ in ranks]
+    cuts = statistics.quantiles(samples, n=100, method="inclusive")
+    return [1000 * cuts[rank - 1] for rank in ranks]
+
+
 def _percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-
-    def at(q: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 3)
-
-    return {"p50_ms": at(0.50), "p99_ms": at(0.99), "max_ms": round(ordered[-1] * 1000, 3)}
+    p50, p99 = percentiles_ms(samples, 50, 99)
+    return {"p50_ms": round(p50, 3), "p99_ms": round(p99, 3), "max_ms": round(1000 * max(samples), 3)}
 
 
 async def _play(url: str, n_actions: int, seats: int, seed: int) -> dict[str, Any]:

@@ -125,3 +125,10 @@ async def test_memory_is_sampled_every_second_without_a_progress_line(server: Se
     plan = loadtest.Plan(server.url, tables=1, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
     await loadtest._load(plan, 2.5, False, watched)
     assert watched.samples >= 3  # two during the run, one at its end
+
+
+def test_percentiles_interpolate_between_the_nearest_samples() -> None:
+    """p50 of 1…100 ms is 50.5 ms (it was the 51st sample: one rank high), p99 is 99.01 ms; none of nothing."""
+    assert loadtest._percentiles([ms / 1000 for ms in range(1, 101)]) == {"p50": 50.5, "p95": 95.05, "p99": 99.01}
+    assert loadtest._percentiles([0.001, 0.003]) == {"p50": 2.0, "p95": 2.9, "p99": 2.98}
+    assert loadtest._percentiles([]) == {"p50": 0.0, "p95": 0.0, "p99": 0.0}
