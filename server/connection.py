@@ -198,7 +198,9 @@ class Connection:
             self.log.info("connection_closed", frames=frames, seconds=round(time.monotonic() - started, 3))
 
     async def _frame(self, frame: str | bytes) -> bool:
-        """Handle one frame; False when the connection must close."""
+        """Handle one frame; False when the connection must close.  Every frame counts against the rate limit,
+        a binary or malformed one too (its error reply is still sent: the client learns why)."""
+        limited = not self.bucket.take()
         if isinstance(frame, bytes):
             self.error(Code.MALFORMED, "send JSON text frames, not binary ones")
             return True
@@ -207,7 +209,6 @@ class Connection:
             self.error(Code.TOO_LARGE, f"frames are limited to {limit} bytes")
             self._close_after(_TOO_LARGE)
             return False
-        limited = not self.bucket.take()
         try:
             msg = codec.decode_client(frame)
         except ProtocolError as exc:

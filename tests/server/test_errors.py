@@ -193,6 +193,13 @@ async def test_limits(start_server: ServerFactory) -> None:
     codes = [json.loads(await ws.recv()).get("code") for _ in range(10)]
     assert codes.count(Code.RATE_LIMITED) >= 4 and codes.count(None) >= 4
     await ws.close()
+    ws = await raw(server.url)  # binary frames spend the allowance as well: a flood of them is no way around it
+    for _ in range(5):
+        await ws.send(b"\x00")
+    await ws.send(json.dumps({"type": "ping"}))  # at once: the allowance has no time to refill
+    codes = [json.loads(await ws.recv()).get("code") for _ in range(6)]
+    assert codes == [Code.MALFORMED] * 5 + [Code.RATE_LIMITED]
+    await ws.close()
     client = Client(server.url)
     await client.connect()
     await client.create("mansion", 2)
