@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clients.bots.base import Strategy, get_strategy, strategies
+from clients.bots.base import Strategy, get_strategy, strategy_names
 from clients.bots.runner import HARMLESS, SeatBot
 from clients.echo import echo_rate, echo_server
 from clients.leaks import LeakChecker
@@ -436,9 +436,11 @@ def add_table_arguments(parser: argparse.ArgumentParser, *, game: str, game_time
     parser.add_argument(
         "--game", default=game, choices=[*sorted(games()), "mix"], help="game played (default: %(default)s)"
     )
-    names = sorted({name for each in games() for name in strategies(each)})
     parser.add_argument(
-        "--strategy", default="random", choices=names, help="bot strategy (default: %(default)s, the cheapest)"
+        "--strategy",
+        default="random",
+        choices=strategy_names(),
+        help="bot strategy (default: %(default)s, the cheapest)",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default: %(default)s)")
     parser.add_argument(

@@ -8,6 +8,8 @@ from typing import Any, Protocol
 
 import msgspec
 
+from engine.registry import games
+
 
 class Decision(msgspec.Struct, frozen=True):
     """What a seat knows when it must decide: all of it exactly as received over the protocol (JSON builtins).
@@ -53,6 +55,11 @@ def strategies(game: str) -> dict[str, type[Strategy]]:
         else:
             found.update(module.STRATEGIES)
     return found
+
+
+def strategy_names() -> list[str]:
+    """Every strategy some game has, sorted: the choices of a ``--strategy`` option."""
+    return sorted({name for game in games() for name in strategies(game)})
 
 
 def get_strategy(game: str, name: str) -> Strategy:

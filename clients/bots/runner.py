@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 from websockets.exceptions import WebSocketException
 
-from clients.bots.base import Decision, Strategy, get_strategy, strategies
+from clients.bots.base import Decision, Strategy, get_strategy, strategy_names
 from clients.sdk import Client, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Events, GameOver, Rejected, ServerMsg, Snapshot
@@ -187,12 +187,13 @@ async def run_bot(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    names = sorted({name for game in games() for name in strategies(game)})
     parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server address (default: %(default)s)")
     parser.add_argument("--table", required=True, help="the table to join")
     parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free one)")
     parser.add_argument("--name", default=None, help="display name (default: the strategy's name)")
-    parser.add_argument("--strategy", default="random", choices=names, help="how to play (default: %(default)s)")
+    parser.add_argument(
+        "--strategy", default="random", choices=strategy_names(), help="how to play (default: %(default)s)"
+    )
     parser.add_argument(
         "--game",
         default="auto",
