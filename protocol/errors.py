@@ -10,11 +10,11 @@ class Code(StrEnum):
 
     MALFORMED = "malformed"  # not a JSON object, bad UTF-8, binary frame
     UNKNOWN_TYPE = "unknown_type"  # "type" missing or naming no message
-    BAD_FIELD = "bad_field"  # a field missing, of the wrong type or range, or unknown
+    BAD_FIELD = "bad_field"  # a field missing, of the wrong type or range, or unknown; not one of the game's actions
     VERSION = "version"  # protocol version not spoken here, or no hello yet
     AUTH = "auth"  # bad seat token, or acting for a seat that is not yours
     NOT_YOUR_TURN = "not_your_turn"  # the seat owes no decision now
-    ILLEGAL_MOVE = "illegal_move"  # the rules forbid that action now (or it is not one of the game's actions)
+    ILLEGAL_MOVE = "illegal_move"  # the rules forbid that action now
     STALE = "stale"  # the command named a table seq that is no longer current
     TABLE_FULL = "table_full"  # no free seat, or the chosen seat is taken
     NOT_FOUND = "not_found"  # no such table (over HTTP: no such game catalog)
