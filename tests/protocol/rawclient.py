@@ -19,6 +19,7 @@ import secrets
 import urllib.error
 import urllib.request
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -408,17 +409,9 @@ class RawClient:
 
     async def wait_for(self, kind: str, timeout: float = 5.0, **fields: Any) -> dict[str, Any]:
         """The first frame of ``kind`` (holding ``fields``); the frames before it stay queued for :meth:`recv`."""
-        for i, msg in enumerate(self.pending):
-            if msg["type"] == kind and all(msg.get(k) == v for k, v in fields.items()):
-                del self.pending[i]
-                return msg
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            msg = await self._read(max(0.01, deadline - loop.time()))
-            if msg["type"] == kind and all(msg.get(k) == v for k, v in fields.items()):
-                return msg
-            self.pending.append(msg)
+        return await self._first(
+            lambda msg: msg["type"] == kind and all(msg.get(k) == v for k, v in fields.items()), timeout
+        )
 
     async def request(self, msg: dict[str, Any], timeout: float = 5.0) -> dict[str, Any]:
         """Send ``msg`` with a fresh ``ref`` and return the reply carrying it (other frames stay queued)."""
@@ -428,17 +421,22 @@ class RawClient:
         return reply
 
     async def wait_for_ref(self, ref: str, timeout: float = 5.0) -> dict[str, Any]:
+        msg = await self._first(lambda msg: msg.get("ref") == ref, timeout)
+        if msg["type"] not in REPLIES:
+            raise ProtocolViolation(f"ref {ref!r} on a {msg['type']}, which is no reply: {msg!r}")
+        return msg
+
+    async def _first(self, match: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]:
+        """The first frame, queued or new, that ``match``es; the others stay queued for :meth:`recv`."""
         for i, msg in enumerate(self.pending):
-            if msg.get("ref") == ref:
+            if match(msg):
                 del self.pending[i]
                 return msg
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
             msg = await self._read(max(0.01, deadline - loop.time()))
-            if msg.get("ref") == ref:
-                if msg["type"] not in REPLIES:
-                    raise ProtocolViolation(f"ref {ref!r} on a {msg['type']}, which is no reply: {msg!r}")
+            if match(msg):
                 return msg
             self.pending.append(msg)
 
