@@ -13,6 +13,8 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 import structlog
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clients.bots import Decision
 from clients.sdk import Client, to_builtins
@@ -24,6 +26,7 @@ from server.hub import Hub
 from server.metrics import Metrics
 from server.service import TableService
 from server.store import DUE, Store, cmd_key, decode_meta
+from tests.engine.test_hidden_decisions import SCRAMBLE
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq, stored_state
 from tests.server.players import Player, assert_gapless
@@ -84,6 +87,36 @@ def test_a_bot_sees_exactly_its_seats_wire_json(monkeypatch: pytest.MonkeyPatch)
     assert decision.view != msgspec.to_builtins(game.view(state, None))  # its own hand, which a spectator lacks
     assert decision.legal == msgspec.json.decode(msgspec.json.encode(legal))
     assert decision.prompt == {"seat": seat, "kind": game.prompts(state)[seat].kind}
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(["mansion", "spook", "ghost-at-home"]), seed=st.integers(0, 2**32))
+def test_a_bot_decides_from_nothing_its_seat_may_not_see(name: str, seed: int) -> None:
+    """Over random games: what a bot is shown is the same on a copy of the table scrambled in everything hidden
+    from its seat (other hands, deck orders, another duellist's bid …), so its move cannot depend on it.  (Spook's
+    hunts are legal only when the hunters' cards can reach them, which the rules let the table know: see
+    tests/engine/test_hidden_decisions.py.)"""
+    game = get_game(name)
+    rnd = random.Random(seed)
+    seats = rnd.randint(max(2, game.min_seats), game.max_seats)
+    state = game.setup(seats, seed_from_int(seed), game.default_options(), "spy")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bots, "get_strategy", lambda game_name, strategy: Spy())
+        while game.result(state) is None:
+            prompted = sorted(game.prompts(state))
+            for seat in prompted:
+                meta = decode_meta(msgspec.msgpack.encode({"game": name, "seats": seats, "bots": {seat: "spy"}}))
+                Spy.seen.clear()
+                bots.bot_action(game, state, meta, seat)
+                bots.bot_action(game, SCRAMBLE[name](state, seat, rnd), meta, seat)
+                hunts = name == "spook"  # (the documented exception)
+                shown, scrambled = (
+                    msgspec.structs.replace(d, legal=[a for a in d.legal if not (hunts and a["type"] == "hunt")])
+                    for d in Spy.seen
+                )
+                assert shown == scrambled, (name, seat)
+            seat = rnd.choice(prompted)
+            game.apply(state, seat, rnd.choice(game.legal_actions(state, seat)))
 
 
 def test_a_failing_bot_falls_back_to_the_rules_default(monkeypatch: pytest.MonkeyPatch) -> None:
