@@ -10,7 +10,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.serve", "run the WebSocket server (embedded Valkey unless --redis-url / REDIS_URL)"),
     "schema": ("protocol.schema", "print the JSON Schema of the wire protocol, or of one game's actions and events"),
-    "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, round-trip latency)"),
+    "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, round-trip latency, bot strength)"),
     "bot": ("clients.bots.runner", "a bot that joins a table as an ordinary player and plays until the game is over"),
     "loadtest": ("clients.loadtest", "tables of bots playing whole games at once; prints JSON figures"),
     "fuzz": ("clients.fuzz", "send hostile frames to a live server and check nothing breaks; prints JSON"),
