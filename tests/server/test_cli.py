@@ -18,6 +18,16 @@ def options(parser: argparse.ArgumentParser, command: str = "hauntd") -> Iterato
             yield command, action
 
 
+def test_every_option_with_a_default_states_it_in_its_help() -> None:
+    """``hauntd serve --help`` showed ``--log-level`` with no word of its default, which the README had to tell."""
+    silent = [
+        f"{command} {action.option_strings[0]}"
+        for command, action in options(build_parser())
+        if action.default not in (None, False, [], argparse.SUPPRESS) and "default" not in (action.help or "")
+    ]
+    assert silent == []
+
+
 def test_bench_bots_refuses_an_unknown_strategy(capsys: pytest.CaptureFixture[str]) -> None:
     """A misspelt ``--strategy`` ended ``hauntd bench bots`` in a ``KeyError`` traceback, not a usage error."""
     with pytest.raises(SystemExit) as exit_:
