@@ -6,6 +6,9 @@ import argparse
 import importlib
 import sys
 
+import redis.exceptions
+from websockets.exceptions import WebSocketException
+
 # name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.serve", "run the WebSocket server (embedded Valkey unless --redis-url / REDIS_URL)"),
@@ -35,7 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    code: int = args._module.run(args)
+    try:
+        code: int = args._module.run(args)
+    except (OSError, WebSocketException, redis.exceptions.ConnectionError) as exc:
+        # a port already taken, a server or a store out of reach, a bad URL: the user's to fix, so one line
+        print(f"hauntd {args.command}: {exc}", file=sys.stderr)
+        return 1
     return code
 
 
