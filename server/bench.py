@@ -8,6 +8,7 @@ import random
 import sys
 import time
 
+from clients.bots.base import strategy_names
 from engine.registry import games, get_game
 from engine.rng import seed_from_int
 
@@ -48,7 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bots.add_argument("--game", default="mansion", choices=sorted(games()), help="rule set (default: mansion)")
     bots.add_argument("--seats", type=int, default=4, help="seats per game (default: 4)")
     bots.add_argument("--games", type=int, default=200, help="number of games (default: 200)")
-    bots.add_argument("--strategy", default="greedy", help="strategy measured against random (default: greedy)")
+    bots.add_argument(
+        "--strategy",
+        default="greedy",
+        choices=strategy_names(),
+        help="strategy measured against random (default: greedy)",
+    )
     bots.add_argument("--seed", type=int, default=1, help="first game seed (default: 1)")
     bots.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
 

@@ -6,11 +6,14 @@ import argparse
 import importlib
 import sys
 
+import redis.exceptions
+from websockets.exceptions import WebSocketException
+
 # name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.serve", "run the WebSocket server (embedded Valkey unless --redis-url / REDIS_URL)"),
     "schema": ("protocol.schema", "print the JSON Schema of the wire protocol, or of one game's actions and events"),
-    "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, round-trip latency)"),
+    "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, round-trip latency, bot strength)"),
     "bot": ("clients.bots.runner", "a bot that joins a table as an ordinary player and plays until the game is over"),
     "loadtest": ("clients.loadtest", "tables of bots playing whole games at once; prints JSON figures"),
     "fuzz": ("clients.fuzz", "send hostile frames to a live server and check nothing breaks; prints JSON"),
@@ -35,7 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    code: int = args._module.run(args)
+    try:
+        code: int = args._module.run(args)
+    except (OSError, WebSocketException, redis.exceptions.ConnectionError) as exc:
+        # a port already taken, a server or a store out of reach, a bad URL: the user's to fix, so one line
+        print(f"hauntd {args.command}: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

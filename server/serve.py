@@ -28,7 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="json lines, console, or auto: console on a terminal (default)",
     )
-    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"], help="(default: %(default)s)"
+    )
     parser.add_argument(
         "--max-frame-bytes",
         type=int,

@@ -18,7 +18,6 @@ import time
 from typing import Any
 
 import msgspec
-from websockets.exceptions import WebSocketException
 
 from clients.bots.base import Decision, Strategy, get_strategy, strategy_names
 from clients.sdk import Client, ServerError
@@ -221,9 +220,6 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except KeyError as exc:
         print(f"hauntd bot: no strategy {exc} for this game", file=sys.stderr)
-        return 1
-    except (OSError, WebSocketException) as exc:  # refused, unreachable, not a WebSocket server, a bad URL
-        print(f"hauntd bot: no connection to {args.url}: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(summary))
     return 0

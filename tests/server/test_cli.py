@@ -1,0 +1,86 @@
+"""The ``hauntd`` command line as a new user meets it: ``--help`` and a mistyped option."""
+
+import argparse
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.cli import build_parser
+from server.launch import ROOT
+
+
+def closed_port() -> int:
+    """A port nothing listens on (the probe that held it is closed)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def options(parser: argparse.ArgumentParser, command: str = "hauntd") -> Iterator[tuple[str, argparse.Action]]:
+    """Every option of every (sub)command, with the command line that names it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from options(sub, f"{command} {name}")
+        elif action.option_strings:
+            yield command, action
+
+
+def test_every_option_with_a_default_states_it_in_its_help() -> None:
+    """``hauntd serve --help`` showed ``--log-level`` with no word of its default, which the README had to tell."""
+    silent = [
+        f"{command} {action.option_strings[0]}"
+        for command, action in options(build_parser())
+        if action.default not in (None, False, [], argparse.SUPPRESS) and "default" not in (action.help or "")
+    ]
+    assert silent == []
+
+
+def test_bench_bots_refuses_an_unknown_strategy(capsys: pytest.CaptureFixture[str]) -> None:
+    """A misspelt ``--strategy`` ended ``hauntd bench bots`` in a ``KeyError`` traceback, not a usage error."""
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["bench", "bots", "--strategy", "gredy"])
+    assert exit_.value.code == 2 and "invalid choice: 'gredy'" in capsys.readouterr().err
+
+
+NOBODY = f"127.0.0.1:{closed_port()}"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["bot", "--url", f"ws://{NOBODY}", "--table", "abc"],
+        ["loadtest", "--url", f"ws://{NOBODY}", "--tables", "1", "--duration", "1"],
+        ["fuzz", "--url", f"ws://{NOBODY}", "--seconds", "1"],
+        ["bench", "latency", "--url", f"ws://{NOBODY}", "--actions", "5"],
+        ["verify", "--redis-url", f"redis://{NOBODY}", "sometable"],
+        ["serve", "--port", "0", "--redis-url", f"redis://{NOBODY}"],
+    ],
+    ids=lambda command: " ".join(command[:2]),
+)
+def test_a_server_or_store_out_of_reach_is_one_line_not_a_traceback(command: list[str]) -> None:
+    """Only ``hauntd bot`` said so in a line; the others ended in a traceback, for what is the user's to fix: a
+    mistyped address, a server or a store not started yet."""
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", *command], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith(f"hauntd {command[0]}: ") and "Traceback" not in done.stderr, done.stderr
+
+
+def test_serve_on_a_port_already_taken_says_so_in_one_line(tmp_path: Path) -> None:
+    """``make run`` while another server holds 8765 printed a traceback ending in ``address already in use``."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = str(holder.getsockname()[1])
+        command = [sys.executable, "-m", "server.cli", "serve", "--port", port, "--data-dir", str(tmp_path)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.splitlines()[-1].startswith("hauntd serve: ") and "address already in use" in done.stderr
