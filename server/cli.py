@@ -1,4 +1,4 @@
-"""The ``hauntd`` command line.  Each subcommand lives in its own module, imported only when it runs."""
+"""The ``hauntd`` command line.  Each subcommand lives in its own module (``COMMANDS``), which adds its options."""
 
 from __future__ import annotations
 
