@@ -16,6 +16,7 @@ import redis
 import redis.asyncio as aioredis
 from websockets.asyncio.client import ClientConnection, connect
 
+from clients.bots.runner import run_bot
 from clients.sdk import Client, ServerError
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Create, Error, Join, Rejected
@@ -231,3 +232,20 @@ async def test_a_hub_found_gone_leaves_nothing_behind(store_url: str, sync_redis
     finally:
         await fanout.close()
         await client.aclose()
+
+
+async def test_a_bot_whose_table_is_gone_stops_with_not_found(server: ServerProcess, sync_redis: redis.Redis) -> None:
+    creator = Client(server.url)
+    await creator.connect()
+    table = await creator.create("mansion", 2)
+    await creator.close()
+    bot = asyncio.create_task(
+        run_bot(server.url, table, seat=None, name="bot", strategy_name="random", game="auto", seed=1)
+    )
+    while sync_redis.hget(key(table), "seq") != b"1":  # seated, waiting for a second player
+        await asyncio.sleep(0.05)
+    expire(sync_redis, table)
+    with pytest.raises(ServerError) as ended:
+        await asyncio.wait_for(bot, 15)
+    assert ended.value.code == Code.NOT_FOUND
+    assert_clean_log(server)
