@@ -23,9 +23,9 @@ naming it: it expired) is forgotten, and the error is delivered.
 Updates wait for ``recv`` in a bounded inbox (``max_queue``, like websockets' own): once more than ``max_queue``
 updates wait unread (the high-water mark, 1024 by default), the client stops reading its socket, and reads it
 again once the application has read them down to the low-water mark (``max_queue // 4``; a ``(high, low)``
-tuple sets both; None: no bound).  So a consumer that stops reading holds at most about ``max_queue`` updates
-(plus what one read from the socket carried), and the server sees it stop reading: read again soon and nothing
-happened; stay away and the server drops the connection (its slow-consumer cut-off, or its keepalive), which
+tuple sets both; None: no bound).  So a consumer that stops reading holds ``max_queue + 1`` updates at most
+(and, undecoded, the rest of the socket's last read), and the server sees it stop reading: read again soon and
+nothing happened; stay away and the server drops the connection (its slow-consumer cut-off, or its keepalive), which
 the client notices once it reads again: it then reconnects and resumes as after any drop, and every update
 still reaches ``recv`` once, in order.  ``pauses`` counts the stops, ``reconnects`` the reconnects.  While
 reading is stopped no reply is read either: a request made then waits for the application to read (from
