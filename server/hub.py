@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
@@ -321,6 +322,7 @@ class Hub:
 
 
 _background: set[asyncio.Task[None]] = set()
+_FINISHED_EVERY = 30  # resync rounds between two looks at the hubs of finished tables (about a minute)
 
 
 def _spawn(coro: Awaitable[None]) -> None:
@@ -456,13 +458,14 @@ class Fanout:
             log_failure(log, "notice_failed", exc, table=hub.table)
 
     async def _resync_loop(self) -> None:
-        while True:
+        for rounds in itertools.count(1):
             await asyncio.sleep(self._resync)
-            await self.resync()
+            await self.resync(finished=rounds % _FINISHED_EVERY == 0)
 
-    async def resync(self) -> None:
-        """Catch every hub up with the store (a lost notice), and end those whose table is gone (expired)."""
-        hubs = list(self.hubs.values())
+    async def resync(self, *, finished: bool = True) -> None:
+        """Catch every hub up with the store (a lost notice), and end those whose table is gone (expired).  A
+        finished table never changes, so its hub is only looked at with ``finished`` (for its expiry)."""
+        hubs = [hub for hub in self.hubs.values() if finished or hub.meta.status != "over"]
         if not hubs:
             return
         try:
