@@ -17,7 +17,19 @@ carries the client's own seat token).  A command the server could not handle for
 Code that only watches most updates can take them in as they arrive (``intercept``), without a task switch
 for each.
 When the server closes idle connections (``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever
-it has been quiet for a third of that.
+it has been quiet for a third of that.  A table the server reports gone (an unsolicited ``error`` ``not_found``
+naming it: it expired) is forgotten, and the error is delivered.
+
+Updates wait for ``recv`` in a bounded inbox (``max_queue``, like websockets' own): once more than ``max_queue``
+updates wait unread (the high-water mark, 1024 by default), the client stops reading its socket, and reads it
+again once the application has read them down to the low-water mark (``max_queue // 4``; a ``(high, low)``
+tuple sets both; None: no bound).  So a consumer that stops reading holds ``max_queue + 1`` updates at most
+(and, undecoded, the rest of the socket's last read), and the server sees it stop reading: read again soon and
+nothing happened; stay away and the server drops the connection (its slow-consumer cut-off, or its keepalive), which
+the client notices once it reads again: it then reconnects and resumes as after any drop, and every update
+still reaches ``recv`` once, in order.  ``pauses`` counts the stops, ``reconnects`` the reconnects.  While
+reading is stopped no reply is read either: a request made then waits for the application to read (from
+another task), or fails with ``TimeoutError`` after ``request_timeout``, saying why.
 """
 
 from __future__ import annotations
@@ -116,7 +128,15 @@ class Client:
         reconnect: bool = True,
         backoff: tuple[float, float] = (0.05, 5.0),
         request_timeout: float = 15.0,
+        max_queue: int | tuple[int, int] | None = 1024,
     ) -> None:
+        if max_queue is None:
+            self._high: int | None = None
+            self._low = 0
+        else:
+            self._high, self._low = (max_queue, max_queue // 4) if isinstance(max_queue, int) else max_queue
+            if not 0 <= self._low <= self._high:
+                raise ValueError("max_queue: the low-water mark must be between 0 and the high-water mark")
         self.urls = [url] if isinstance(url, str) else list(url)
         self._at = 0  # which of ``urls`` the client connects to
         self.client_name = client
@@ -144,6 +164,11 @@ class Client:
         self._timer_at = math.inf
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox = _Inbox()
+        self._full = False  # more than ``max_queue`` updates wait unread: the socket is not read (``_pause``)
+        self._room = asyncio.Event()  # set while not ``_full``: a reconnect waits for it
+        self._room.set()
+        self._held: deque[tuple[_Socket, bytes]] = deque()  # frames read past the high-water mark, not yet taken in
+        self.pauses = 0  # times reading stopped because the application left ``max_queue`` updates unread
         self._intercept: Callable[[ServerMsg], bool] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._keeper: asyncio.Task[None] | None = None
@@ -286,7 +311,7 @@ class Client:
             if future.done():
                 continue
             if deadline <= now:
-                future.set_exception(TimeoutError("no reply in time"))
+                future.set_exception(TimeoutError(_NO_REPLY_WHILE_FULL if self._full else "no reply in time"))
             else:
                 later = min(later, deadline)
         if later < math.inf:
@@ -474,6 +499,8 @@ class Client:
             for item in waiting:
                 if isinstance(item, BaseException) or handler(item):
                     self._inbox.items.append(item)
+            if self._full:
+                self._drained()
 
     async def ping(self) -> float:
         """Round-trip time in seconds."""
@@ -493,6 +520,8 @@ class Client:
         else:
             async with asyncio.timeout(timeout):
                 item = await inbox.get(self._running_loop())
+        if self._full:
+            self._drained()
         if isinstance(item, BaseException):
             inbox.items.appendleft(item)  # keep raising it
             raise item
@@ -526,17 +555,26 @@ class Client:
             self._inbox.put(exc)
 
     def _on_frame(self, ws: _Socket, greeted: asyncio.Future[ServerMsg], frame: bytes | bytearray | memoryview) -> None:
-        """One text frame from ``ws``: the first answers the hello (``greeted``), the rest are dispatched."""
-        try:
-            msg = codec.decode_server(frame)
-            if not greeted.done():
-                greeted.set_result(msg)
+        """One text frame from ``ws``: the first answers the hello (``greeted``), the rest are dispatched (or
+        held as they came, while the inbox is full: the rest of what the socket's last read carried)."""
+        if greeted.done():
+            if self._full:
+                self._held.append((ws, bytes(frame)))
             else:
-                self._dispatch(msg)
+                self._take(ws, frame)
+            return
+        try:
+            greeted.set_result(codec.decode_server(frame))
+        except Exception as exc:
+            greeted.set_exception(exc)
+
+    def _take(self, ws: _Socket, frame: bytes | bytearray | memoryview) -> None:
+        try:
+            self._dispatch(codec.decode_server(frame))
+            if self._high is not None and len(self._inbox.items) > self._high:
+                self._pause(ws)
         except Exception as exc:  # the server sent what this client cannot read: it ends the client
-            if not greeted.done():
-                greeted.set_exception(exc)
-            elif self._failure is None:
+            if self._failure is None:
                 self._failure = exc
                 ws.transport.abort()
 
@@ -567,9 +605,36 @@ class Client:
         elif isinstance(msg, Error):
             if ref is not None:
                 return  # the reply to a request: not an update
+            if msg.table is not None and msg.code == "not_found":
+                self.forget(msg.table)  # the table is gone (expired): nothing more comes, nothing to resume
         else:
             return  # replies (welcome, joined, accepted …) only resolve their request
         self._deliver(msg)
+
+    def _pause(self, ws: _Socket) -> None:
+        """The application left more than ``max_queue`` updates unread: stop reading the socket (as websockets'
+        own ``max_queue`` does) until it has read down to the low-water mark (``_drained``)."""
+        self._full = True
+        if self._room.is_set():  # (not when a held frame fills it again: the socket was not read meanwhile)
+            self._room.clear()
+            self.pauses += 1
+        ws.transport.pause_reading()
+
+    def _drained(self) -> None:
+        """Called as the application takes updates: at the low-water mark, the frames held are taken in, then
+        the socket is read again (unless they filled the inbox again)."""
+        if len(self._inbox.items) > self._low:
+            return
+        self._full = False
+        held = self._held
+        while held and not self._full:
+            ws, frame = held.popleft()
+            self._take(ws, frame)
+        if self._full:
+            return
+        self._room.set()
+        if self._ws is not None:
+            self._ws.transport.resume_reading()  # (nothing if it is not paused, or closing)
 
     def _deliver(self, msg: ServerMsg) -> None:
         """Hand an update to the application: to ``intercept``'s handler first, then to ``recv``."""
@@ -596,6 +661,8 @@ class Client:
             self._restoring.cancel()
         self._at = 0  # the first server again, if it answers
         while not self._closing:
+            # not while updates wait unread past ``max_queue``: the server would only cut this client off again
+            await self._room.wait()
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(self.backoff[1], delay * 2)
             try:
@@ -648,6 +715,9 @@ class Client:
             if not isinstance(reply, Error):
                 return
             if reply.code not in RETRYABLE:
+                if reply.code == "not_found":
+                    self.forget(table)  # gone (expired) meanwhile: not resumed again
+                    reply.table = table
                 self._deliver(reply)  # e.g. the table is gone: the application is told
                 return
             await asyncio.sleep(delay * (0.5 + random.random()))
@@ -659,6 +729,11 @@ class Client:
         for future, msg, _ in list(self._pending.values()):
             if not future.done() and (everything or not _repeatable(msg)):
                 future.set_exception(exc)
+
+
+_NO_REPLY_WHILE_FULL = (
+    "no reply in time: the socket is not read while max_queue updates wait unread (recv them, or raise max_queue)"
+)
 
 
 def _repeatable(msg: ClientMessage) -> bool:

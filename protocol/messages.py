@@ -290,11 +290,13 @@ class Pong(ServerMessage, tag="pong"):
 
 
 class Error(ServerMessage, tag="error"):
-    """A frame that was not a valid command, or a refused request other than ``act``."""
+    """A frame that was not a valid command, or a refused request other than ``act``; or, unsolicited and naming
+    its ``table``, the end of a table followed (``not_found``: it is gone, e.g. expired): no more updates of it."""
 
     code: str
     message: str
     ref: str | None = None
+    table: str | None = None
 
 
 ServerMsg = (

@@ -234,6 +234,12 @@ class Connection:
                 self._rejected(msg, exc.code, exc.message)
             else:
                 self.error(exc.code, exc.message, msg.ref)
+        except Missing as exc:  # the table is not stored (never was, or expired: its hub, if any, is ended)
+            text = f"no table {exc}"
+            if isinstance(msg, Act):
+                self._rejected(msg, Code.NOT_FOUND, text)
+            else:
+                self.error(Code.NOT_FOUND, text, msg.ref)
         except Exception as exc:
             log_failure(self.log, "command_failed", exc, type=type(msg).__name__)
             text = "server fault (the store may be restarting): send it again"
@@ -256,10 +262,7 @@ class Connection:
         if hub is not None:
             yield hub
             return
-        try:
-            hub = await self.app.fanout.hub(table)
-        except Missing:
-            raise ProtocolError(Code.NOT_FOUND, f"no table {table}") from None
+        hub = await self.app.fanout.hub(table)  # raises ``Missing``
         try:
             yield hub
         finally:
@@ -280,6 +283,11 @@ class Connection:
             if new:  # not followed after all (the store could not be read): the client asks again
                 self._unfollow(hub.table)
             raise
+
+    def gone(self, hub: Hub) -> None:
+        """``hub``'s table is gone (the client was told): stop following it."""
+        if self.follows.get(hub.table) is hub:
+            self._unfollow(hub.table)
 
     def _unfollow(self, table: str) -> None:
         hub = self.follows.pop(table, None)

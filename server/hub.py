@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+import itertools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -26,10 +27,11 @@ from engine.contract import Game
 from engine.registry import get_game
 from protocol import codec
 from protocol.errors import Code, ProtocolError
-from protocol.messages import Events, GameOver, PromptInfo, Snapshot
+from protocol.messages import Error, Events, GameOver, PromptInfo, Snapshot
 from server.store import (
     NO_EVENTS,
     Batch,
+    Missing,
     Record,
     Store,
     TableMeta,
@@ -46,9 +48,12 @@ Audience = int | None  # a seat, or None for spectators
 
 
 class Follower(Protocol):
-    """What a hub needs of a connection: a non-blocking send of one encoded text frame."""
+    """What a hub needs of a connection: a non-blocking send of one encoded text frame, and word that the
+    table is gone (its hub is done with the connection: the connection stops following it)."""
 
     def send(self, frame: bytes) -> None: ...
+
+    def gone(self, hub: Hub) -> None: ...
 
 
 @cache
@@ -94,6 +99,8 @@ class Hub:
         self.state: Any = self.game.decode_state(record.state) if record.state else None
         # latest: the newest record known here (ahead of ``seq`` right after a local commit)
         self.latest = record
+        self.gone = False  # the table is no longer in the store (``lost``): this hub is done
+        self.on_gone: Callable[[Hub], None] | None = None  # told once, when the table is found gone (``Fanout``)
 
     # -- the latest record, for commands -----------------------------------------------------------------
     def note(self, record: Record) -> None:
@@ -101,8 +108,44 @@ class Hub:
             self.latest = record
 
     async def refresh(self) -> Record:
-        self.note(await self.store.load(self.table))
+        self.note(await self.load())
         return self.latest
+
+    async def load(self) -> Record:
+        """The stored record; a table no longer stored (it expired) ends the hub (``lost``) and raises ``Missing``."""
+        try:
+            return await self.store.load(self.table)
+        except Missing:
+            self.lost()
+            raise
+
+    async def _batches(self, after: int, upto: int) -> list[Batch]:
+        """The logged updates ``after+1 … upto``: all of them, or ``Missing`` (the log expired with the table;
+        entries are never trimmed otherwise)."""
+        batches = await self.store.batches(self.table, after, upto)
+        if len(batches) != upto - after:
+            self.lost()
+            raise Missing(self.table)
+        return batches
+
+    def lost(self) -> None:
+        """The table is gone from the store (its keys expired under a live hub): every follower is told, with an
+        ``error`` ``not_found`` naming the table, and let go; the owner (``on_gone``) drops the hub.  Once."""
+        if self.gone:
+            return
+        self.gone = True
+        followers = list(self.followers)
+        self.followers.clear()
+        self.holders.clear()
+        log.info("table_gone", table=self.table, seq=self.seq, followers=len(followers))
+        notice = codec.encode(
+            Error(code=Code.NOT_FOUND.value, message=f"table {self.table} is gone (it expired)", table=self.table)
+        )
+        for conn in followers:
+            conn.send(notice)
+            conn.gone(self)
+        if self.on_gone is not None:
+            self.on_gone(self)
 
     # -- followers ---------------------------------------------------------------------------------------
     async def attach(
@@ -115,17 +158,30 @@ class Hub:
 
         A seat is followed by the digest of the token that holds it (``holder``): as of the update delivered
         now (the hub catches up when it is behind the record the token was checked on), and for as long as the
-        token holds the seat (``_advance``), so a seat given back stops showing its hidden values."""
+        token holds the seat (``_advance``), so a seat given back stops showing its hidden values.
+
+        The table is read from the store on the way (an existence check at least): a hub can outlive its table
+        (expired), and a table no longer stored raises ``Missing`` and ends the hub rather than being followed."""
         async with self.lock:
+            if self.gone:
+                raise Missing(self.table)
+            read = False  # whether the store was read here, which shows the table is still there
             if last_seq is not None and last_seq > self.seq:
-                await self._advance(await self.store.load(self.table), None)
+                await self._advance(await self.load(), None)
+                read = True
             if audience is not None and not self._holds(audience, holder):
-                await self._advance(await self.store.load(self.table), None)
+                await self._advance(await self.load(), None)
+                read = True
                 if not self._holds(audience, holder):
                     raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
             backlog = []
             if last_seq is not None and last_seq < self.seq:
-                backlog = await self.store.batches(self.table, last_seq, self.seq)
+                backlog = await self._batches(last_seq, self.seq)
+                read = True
+            if not read and (await self.store.seqs([self.table]))[0] is None:
+                self.lost()
+            if self.gone:  # (also when found gone meanwhile, by another command or the resync)
+                raise Missing(self.table)
             self.followers[conn] = audience
             if holder is not None and audience is not None:
                 self.holders[conn] = holder
@@ -163,7 +219,7 @@ class Hub:
         if record.seq <= self.seq:
             return
         upto = record.seq - 1 if batch is not None else record.seq
-        batches = await self.store.batches(self.table, self.seq, upto) if upto > self.seq else []
+        batches = await self._batches(self.seq, upto) if upto > self.seq else []
         if batch is not None:
             batches.append(batch)
         self.note(record)
@@ -266,6 +322,7 @@ class Hub:
 
 
 _background: set[asyncio.Task[None]] = set()
+_FINISHED_EVERY = 30  # resync rounds between two looks at the hubs of finished tables (about a minute)
 
 
 def _spawn(coro: Awaitable[None]) -> None:
@@ -338,6 +395,7 @@ class Fanout:
             await self.pubsub.unsubscribe(channel(table))
             raise
         hub = Hub(table, record, self.store)
+        hub.on_gone = self._bury
         self.hubs[table] = hub
         return hub
 
@@ -353,12 +411,22 @@ class Fanout:
         if hub.refs > 0 or self.hubs.get(hub.table) is not hub:
             return
         del self.hubs[hub.table]
+        await self._unsubscribe(hub.table)
+
+    def _bury(self, hub: Hub) -> None:
+        """A hub whose table is gone (``Hub.lost``, its followers told already): dropped at once, whatever
+        commands still hold it (they meet ``Missing``; a later one opens a hub anew and finds no table)."""
+        if self.hubs.get(hub.table) is hub:
+            del self.hubs[hub.table]
+            _spawn(self._unsubscribe(hub.table))
+
+    async def _unsubscribe(self, table: str) -> None:
         with contextlib.suppress(Exception):
-            await self.pubsub.unsubscribe(channel(hub.table))
-            if hub.table in self.hubs or hub.table in self._pending:
+            await self.pubsub.unsubscribe(channel(table))
+            if table in self.hubs or table in self._pending:
                 # opened again meanwhile: its subscribe may have gone out before this unsubscribe.  The commit
                 # script counts this process among the channel's listeners, so it must listen.
-                await self.pubsub.subscribe(channel(hub.table))
+                await self.pubsub.subscribe(channel(table))
 
     async def _listen(self) -> None:
         while True:
@@ -384,21 +452,31 @@ class Fanout:
             batch = decode_batch(notice.batch)
             record = Record(batch.seq, decode_meta(notice.meta), notice.state)
             await hub.advance(record, batch)
+        except Missing:
+            pass  # the table's log is gone (expired): the hub has told its followers (``Hub.lost``)
         except Exception as exc:
             log_failure(log, "notice_failed", exc, table=hub.table)
 
     async def _resync_loop(self) -> None:
-        while True:
+        for rounds in itertools.count(1):
             await asyncio.sleep(self._resync)
-            hubs = [hub for hub in self.hubs.values() if hub.meta.status != "over"]  # a finished table is final
-            if not hubs:
-                continue
-            try:
-                seqs = await self.store.seqs([hub.table for hub in hubs])
-                for hub, seq in zip(hubs, seqs, strict=True):
-                    if seq is not None and seq > hub.seq:
-                        await hub.advance(await self.store.load(hub.table), None)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log_failure(log, "resync_failed", exc)
+            await self.resync(finished=rounds % _FINISHED_EVERY == 0)
+
+    async def resync(self, *, finished: bool = True) -> None:
+        """Catch every hub up with the store (a lost notice), and end those whose table is gone (expired).  A
+        finished table never changes, so its hub is only looked at with ``finished`` (for its expiry)."""
+        hubs = [hub for hub in self.hubs.values() if finished or hub.meta.status != "over"]
+        if not hubs:
+            return
+        try:
+            seqs = await self.store.seqs([hub.table for hub in hubs])
+            for hub, seq in zip(hubs, seqs, strict=True):
+                if seq is None:
+                    hub.lost()
+                elif seq > hub.seq and hub.meta.status != "over":  # (a finished table is final)
+                    with contextlib.suppress(Missing):  # gone since: ``lost`` has run
+                        await hub.advance(await hub.load(), None)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log_failure(log, "resync_failed", exc)

@@ -238,7 +238,8 @@ class TableService:
 
     async def start(self, hub: Hub, token: str, cmd: str | None = None) -> int:
         """Deal the game (any seated player may, once every seat is taken) and publish the seed commitment.
-        A start sent again with the same ``cmd`` gets the seq it committed as."""
+        A start sent again with the same ``cmd`` and token gets the seq it committed as (the command key names
+        the token, as an action's names its seat: another token reusing the ``cmd`` is told ``already_started``)."""
         seed = secrets.token_bytes(32)
 
         def build(record: Record) -> Change:
@@ -257,7 +258,8 @@ class TableService:
             batch = Batch(seq=record.seq + 1, at=time.time(), status="playing")
             return Change(new, game.encode_state(state), batch, Live(state, []))
 
-        seq = await self._once(hub, build, f"start:{cmd}" if cmd is not None else None)
+        command = f"start:{token_digest(token)[:16]}:{cmd}" if cmd is not None else None
+        seq = await self._once(hub, build, command)
         await self.store.set_open(hub.table, hub.latest.meta)
         log.info("table_started", table=hub.table, game=hub.latest.meta.game, seq=seq)
         return seq
@@ -351,10 +353,18 @@ class TableService:
             if command is not None and exc.code in _REFUSED_ON_RETRY:
                 done = await self.store.command_seq(hub.table, command)
                 if done is not None:
+                    await self._caught_up(hub, done)
                     return done
             raise
 
     async def _change(self, hub: Hub, build: Callable[[Record], Change], command: str | None = None) -> int:
+        """Commit the change ``build`` makes of the latest record, at most once, under ``command`` (the
+        client's command key), or else a key drawn for this call alone.  Either way the commit is recorded under
+        a key: when the store ran the script but its reply was lost, the store client sends the very same script
+        again (``App``'s ``Retry``), which finds the key and answers with the seq it committed as, instead of
+        a conflict that would judge the change again on the table it made itself (a leave answered ``auth``, a
+        start ``already_started``).  No other call knows the drawn key, so no other call is answered with it."""
+        command = command if command is not None else f"once:{secrets.token_hex(8)}"
         record = hub.latest
         refreshed = False
         for _ in range(_ATTEMPTS):
@@ -380,7 +390,8 @@ class TableService:
                 refreshed = True
                 continue
             except Missing:
-                raise ProtocolError(Code.NOT_FOUND, "the table is gone") from None
+                hub.lost()  # expired under a live hub: its followers are told, and the hub is dropped
+                raise ProtocolError(Code.NOT_FOUND, f"no table {hub.table}") from None
             if fresh:  # this process's followers get the update now, not when its own notice comes back
                 committed = Record(seq, meta, state if state is not None else record.state)
                 hub.note(committed)
@@ -388,8 +399,22 @@ class TableService:
                     await hub.advance(committed, batch, live)
                 except Exception as exc:  # committed all the same: the hub's resync delivers it once the store answers
                     log_failure(log, "fanout_deferred", exc, table=hub.table, seq=seq)
+            else:
+                await self._caught_up(hub, seq)
             return seq
         raise ProtocolError(Code.BUSY, "the table kept changing; nothing was applied")
+
+    async def _caught_up(self, hub: Hub, seq: int) -> None:
+        """A command found committed already (as ``seq``: its reply lost, or sent again) may be news to this
+        process, whose followers get it and whose commands see it now rather than at the next resync."""
+        if hub.seq >= seq:
+            return
+        try:
+            await hub.advance(await hub.load(), None)
+        except Missing:
+            pass  # gone since (expired): the hub has told its followers
+        except Exception as exc:  # committed all the same: the resync delivers it once the store answers
+            log_failure(log, "fanout_deferred", exc, table=hub.table, seq=seq)
 
 
 def _lobby_only(meta: TableMeta) -> None:

@@ -22,7 +22,7 @@ import msgspec
 from clients.bots.base import Decision, Strategy, get_strategy, strategy_names
 from clients.sdk import Client, ServerError
 from engine.registry import games
-from protocol.messages import Accepted, Events, GameOver, Rejected, ServerMsg, Snapshot
+from protocol.messages import Accepted, Error, Events, GameOver, Rejected, ServerMsg, Snapshot
 
 # Rejections a bot meets through no fault of its own: another seat's simultaneous decision came first.
 HARMLESS = frozenset({"stale"})
@@ -87,11 +87,11 @@ class SeatBot:
 
     def take_in(self, msg: ServerMsg) -> bool:
         """Watch one message as it arrives (``observe``, the table's status); whether it asks something of the
-        bot: a decision, a start once the table is full, or the game is over."""
+        bot: a decision, a start once the table is full, the game is over, or the table is gone."""
         if getattr(msg, "table", self.table) != self.table:
             return False
         self.observe(msg)
-        if isinstance(msg, GameOver):
+        if isinstance(msg, GameOver | Error):
             return True
         if not isinstance(msg, TABLE_STATES):
             return False
@@ -100,9 +100,12 @@ class SeatBot:
         return bool(msg.legal) or self._may_start()
 
     async def _act_on(self, msg: ServerMsg) -> GameOver | None:
-        """Do what a message ``take_in`` let through asks; its decision only while it is the newest update."""
+        """Do what a message ``take_in`` let through asks; its decision only while it is the newest update.  The
+        table gone (an error naming it: it expired) ends the game for the bot: ``ServerError``."""
         if isinstance(msg, GameOver):
             return msg
+        if isinstance(msg, Error):
+            raise ServerError(msg.code, msg.message)
         if isinstance(msg, TABLE_STATES):
             if not msg.legal:
                 await self._start_when_full(msg)

@@ -28,6 +28,9 @@ class Socket:
     def send(self, frame: bytes) -> None:
         self.got.append(codec.decode_server(frame))
 
+    def gone(self, hub: Hub) -> None:
+        self.got.append(("gone", hub.table))
+
 
 @pytest.fixture
 async def store(store_url: str) -> AsyncIterator[Store]:

@@ -14,11 +14,13 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from protocol.messages import Create, Join
+from protocol.errors import Code, ProtocolError
+from protocol.messages import Create, Events, Join
 from server.hub import Hub
 from server.metrics import Metrics
 from server.service import TableService
-from server.store import Store
+from server.store import OPEN_TABLES, Store
+from tests.server.test_hub import Socket
 
 
 class ReplyCutter:
@@ -118,3 +120,54 @@ async def test_a_create_whose_reply_was_lost_makes_one_table(cutter: tuple[Reply
     table = await service.create(Create(game="mansion", seats=2))
     assert proxy.cut == 1  # the script's first reply was lost, and redis-py sent it again
     assert await table_keys(store.redis) - before == {b"{t:" + table.encode() + b"}"}  # no orphan beside it
+
+
+async def seated(store: Store, seats: int = 2) -> tuple[TableService, Hub, list[str]]:
+    """A public table with every seat taken, its hub followed by one socket (the commit script is loaded)."""
+    service = TableService(store, Metrics())
+    table = await service.create(Create(game="mansion", seats=seats))
+    hub = Hub(table, await store.load(table), store)
+    tokens = [(await service.join(hub, Join(table=table, name=f"P{i}")))[1] for i in range(seats)]
+    return service, hub, tokens
+
+
+async def test_a_leave_whose_reply_was_lost_answers_left(cutter: tuple[ReplyCutter, Store]) -> None:
+    """The store ran the leave; redis-py sent it again; the table no longer seats that token.  The answer is
+    still ``left``, with the seq it committed as, and the hub (its followers, the lobby index) has it."""
+    proxy, store = cutter
+    service, hub, tokens = await seated(store)
+    follower = Socket()
+    await hub.attach(follower, None, None, None)
+    assert await store.redis.zscore(OPEN_TABLES, hub.table) is None  # full
+    proxy.armed = True
+    seq = await service.leave(hub, tokens[1])
+    assert proxy.cut == 1
+    record = await store.load(hub.table)
+    assert seq == record.seq == 3 and record.meta.names == ["P0", None]
+    assert hub.seq == 3 and [m.seq for m in follower.got if isinstance(m, Events)] == [3]
+    assert await store.redis.zscore(OPEN_TABLES, hub.table) is not None  # open again
+    # nobody else is answered ``left`` for it: the same token again, a wrong token
+    for token in (tokens[1], "not-a-token-of-this-table"):
+        with pytest.raises(ProtocolError) as refused:
+            await service.leave(hub, token)
+        assert refused.value.code == Code.AUTH
+    assert (await store.load(hub.table)).seq == 3
+
+
+@pytest.mark.parametrize("cmd", [None, "s-1"])
+async def test_a_start_whose_reply_was_lost_answers_started(cutter: tuple[ReplyCutter, Store], cmd: str | None) -> None:
+    proxy, store = cutter
+    service, hub, tokens = await seated(store)
+    proxy.armed = True
+    seq = await service.start(hub, tokens[0], cmd)
+    assert proxy.cut == 1
+    record = await store.load(hub.table)
+    assert seq == record.seq == 3 and record.meta.status == "playing"
+    assert hub.latest.seq == 3 and hub.state is not None
+    # only that very start is answered ``started``: another seat's, a wrong token's, even with the same cmd, not
+    for token in (tokens[1], "not-a-token-of-this-table"):
+        with pytest.raises(ProtocolError) as refused:
+            await service.start(hub, token, cmd)
+        assert refused.value.code == Code.ALREADY_STARTED
+    if cmd is not None:  # its own retry (same token, same cmd) gets its seq
+        assert await service.start(hub, tokens[0], cmd) == 3
