@@ -88,7 +88,7 @@ SERVER_MESSAGES: dict[str, Shape] = {
     ),
     "game_over": ({"table": STR, "seq": INT, "commitment": STR, "result": OBJ}, {}),
     "pong": ({"time": NUM}, {"ref": STR}),
-    "error": ({"code": STR, "message": STR}, {"ref": STR}),
+    "error": ({"code": STR, "message": STR}, {"ref": STR, "table": STR}),
 }
 
 GAME_INFO: Shape = ({"name": STR, "title": STR, "min_seats": INT, "max_seats": INT}, {})
