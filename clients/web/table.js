@@ -79,6 +79,7 @@ function promptPanel(renderer, ctx, table, handlers) {
       ? h("div", { class: "buttons" }, h("button", { class: "primary", onclick: handlers.openScores }, t("over.title")))
       : null,
     deadline ? h("p", { class: "deadline", dataset: { deadline: String(deadline) } }) : null,
+    table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,
     table.pending ? h("p", { class: "muted" }, t("table.sending")) : null,
     table.error ? h("p", { class: "error" }, table.error) : null,
     choices.length && renderer.help(ctx) ? h("p", { class: "help" }, renderer.help(ctx)) : null,
