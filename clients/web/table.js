@@ -145,7 +145,10 @@ function logPanel(renderer, ctx, table) {
       }
       seated = entry.seats.map((seat) => seat.name);
     }
-    if (entry.status === "playing") lines.push(t("log.started"));
+    if (entry.status === "playing") {
+      lines.push(t("log.started"));
+      if (table.commitment) lines.push(t("log.commitment", { commitment: table.commitment }));
+    }
     lines.push(...renderer.logLines(ctx, entry, memo));
     if (entry.status === "over") lines.push(t("log.over"));
   }

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from clients.sdk import Client
 from server.launch import ServerProcess
 from tests.web.conftest import _unexpected, screenshot
 from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
@@ -186,3 +187,16 @@ async def test_svg_labels_stay_in_their_boxes(page: Any) -> None:
                    return [t.width, Number(document.querySelector('.seance-bg').getAttribute('r')), 500 - t.y]; }"""
     )
     assert width <= 2 * math.sqrt(radius**2 - top**2), (width, radius, top)
+
+
+async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: ServerProcess) -> None:
+    """The final scores say the seed "matches the commitment shown at the start" (M30): the log shows it when
+    the game begins, as the server published it."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    table = await create_table(page, seats=2)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector(CHOICES)
+    async with Client(server.url, client="web-test-watcher") as watcher:
+        snapshot = await watcher.watch(table)
+    assert snapshot.commitment
+    await page.wait_for_selector(f"#log li:has-text('{snapshot.commitment}')", timeout=5000)

@@ -66,6 +66,7 @@ export default {
   "log.sat": "{name} sits down at seat {n}.",
   "log.stood": "{name} leaves seat {n}.",
   "log.started": "The game begins.",
+  "log.commitment": "Seed commitment (SHA-256): {commitment}; the seed shown at the end matches it.",
   "log.over": "The game is over.",
   "log.empty": "Nothing yet.",
 

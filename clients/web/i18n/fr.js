@@ -66,6 +66,7 @@ export default {
   "log.sat": "{name} s'assoit à la place {n}.",
   "log.stood": "{name} quitte la place {n}.",
   "log.started": "La partie commence.",
+  "log.commitment": "Engagement sur la graine (SHA-256) : {commitment} ; la graine montrée à la fin y correspond.",
   "log.over": "La partie est terminée.",
   "log.empty": "Rien pour l'instant.",
 
