@@ -200,3 +200,32 @@ async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: Serv
         snapshot = await watcher.watch(table)
     assert snapshot.commitment
     await page.wait_for_selector(f"#log li:has-text('{snapshot.commitment}')", timeout=5000)
+
+
+async def test_a_seat_that_let_its_time_run_out_is_told_so(page: Any, server: ServerProcess) -> None:
+    """A deadline passed: the server played for the seat and now decides for it after a few seconds until it
+    acts (it is "away").  The page says so (the seat's badge, a note under its decision, the log) instead of
+    leaving the player to wonder why their turn ended and their clock is short; acting again clears it."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout  # the page fixture skips when it is missing
+
+    async with Client(server.url, client="web-test-creator") as creator:
+        table = await creator.create("mansion", 2, bots=1, turn_seconds=1)
+    await page.fill("#player-name", "Ada")
+    await page.fill(".by-id input", table)
+    await page.click(".by-id button.primary")
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector("#seats .seat-row.me .badge.away", timeout=10000)
+    await page.wait_for_selector("#prompt .away-note", timeout=10000)
+    assert "Ada ran out of time" in await page.inner_text("#log")
+    await screenshot(page, "away")
+    for _ in range(5):  # the server decides for an away seat within a second here: a click may come too late
+        await page.wait_for_selector(CHOICES)
+        try:
+            await page.locator(CHOICES).first.click(timeout=1000)
+            await page.wait_for_selector("#log li:text('Ada is back.')", timeout=2000)
+            break
+        except PlaywrightTimeout:
+            continue
+    else:
+        raise AssertionError("no act of the page's was accepted")
+    await page.wait_for_selector("#seats .seat-row.me .badge.away", state="detached", timeout=5000)

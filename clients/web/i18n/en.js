@@ -60,6 +60,9 @@ export default {
   "table.stale": "The table moved on meanwhile: choose again.",
   "table.no_renderer": "This game has no table drawing yet; the choices below still work.",
   "table.seat_n": "Seat {n}",
+  "table.away": "away",
+  "table.away_help": "Let a deadline pass: the server decides for this seat after a few seconds until it acts again.",
+  "table.you_are_away": "Your time ran out: until you act, the server decides for you after a few seconds.",
   "table.and": " and ",
 
   "log.title": "What happened",
@@ -67,6 +70,8 @@ export default {
   "log.stood": "{name} leaves seat {n}.",
   "log.started": "The game begins.",
   "log.commitment": "Seed commitment (SHA-256): {commitment}; the seed shown at the end matches it.",
+  "log.away": "{name} ran out of time: the server decides for them until they act.",
+  "log.back": "{name} is back.",
   "log.over": "The game is over.",
   "log.empty": "Nothing yet.",
 

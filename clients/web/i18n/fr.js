@@ -60,6 +60,9 @@ export default {
   "table.stale": "La table a bougé entre-temps : choisissez à nouveau.",
   "table.no_renderer": "Ce jeu n'a pas encore de plateau dessiné ; les choix ci-dessous fonctionnent.",
   "table.seat_n": "Place {n}",
+  "table.away": "absent",
+  "table.away_help": "A laissé passer une échéance : le serveur décide pour cette place au bout de quelques secondes, jusqu'à son retour.",
+  "table.you_are_away": "Votre temps s'est écoulé : jusqu'à ce que vous jouiez, le serveur décide pour vous au bout de quelques secondes.",
   "table.and": " et ",
 
   "log.title": "Ce qui s'est passé",
@@ -67,6 +70,8 @@ export default {
   "log.stood": "{name} quitte la place {n}.",
   "log.started": "La partie commence.",
   "log.commitment": "Engagement sur la graine (SHA-256) : {commitment} ; la graine montrée à la fin y correspond.",
+  "log.away": "{name} a laissé passer son temps : le serveur décide à sa place jusqu'à son retour.",
+  "log.back": "{name} est de retour.",
   "log.over": "La partie est terminée.",
   "log.empty": "Rien pour l'instant.",
 
