@@ -16,6 +16,7 @@ const state = {
   name: localStorage.getItem("hauntd.name") || "",
   welcome: null,
   tables: [],
+  held: [], // the tables this tab holds a seat at
   error: null,
   form: { game: "mansion", seats: 4, private: false, bots: false, bot_strategy: "greedy", turn_seconds: null, options: {} },
   table: null, // TableState of the table shown
@@ -30,7 +31,24 @@ function savedSeat(table) {
 }
 
 function saveSeat(table, seat, token) {
-  sessionStorage.setItem(`hauntd.seat.${table}`, JSON.stringify({ seat, token }));
+  sessionStorage.setItem(`hauntd.seat.${table}`, JSON.stringify({ seat, token, at: Date.now() }));
+}
+
+/** The tables this tab holds a seat at, the latest first (the lobby offers the way back to them: a game under
+ * way is not among the open tables). */
+function heldSeats(limit = 5) {
+  const held = [];
+  for (let i = 0; i < sessionStorage.length; i++) {
+    const key = sessionStorage.key(i);
+    if (!key.startsWith("hauntd.seat.")) continue;
+    try {
+      const { seat, at = 0 } = JSON.parse(sessionStorage.getItem(key));
+      held.push({ table: key.slice("hauntd.seat.".length), seat, at });
+    } catch {
+      // not one of ours
+    }
+  }
+  return held.sort((a, b) => b.at - a.at).slice(0, limit);
 }
 
 function forgetSeat(table) {
@@ -56,6 +74,7 @@ function drawPage() {
   document.getElementById("lang-label").textContent = t("lang.label");
   document.body.dataset.acts = String(state.acts);
   if (!state.table) {
+    state.held = heldSeats();
     app.replaceChildren(renderLobby(state, lobbyHandlers));
     document.body.dataset.screen = "lobby";
     return;
@@ -196,6 +215,7 @@ async function refreshTables() {
   }
   if (state.table) return;
   const panel = app.querySelector("#open-tables");
+  state.held = heldSeats();
   const fresh = renderLobby(state, lobbyHandlers).querySelector("#open-tables");
   if (panel && fresh) keepFocus(app, () => panel.replaceWith(fresh));
   else render();

@@ -229,3 +229,17 @@ async def test_a_seat_that_let_its_time_run_out_is_told_so(page: Any, server: Se
     else:
         raise AssertionError("no act of the page's was accepted")
     await page.wait_for_selector("#seats .seat-row.me .badge.away", state="detached", timeout=5000)
+
+
+async def test_the_way_back_to_a_game_under_way(page: Any) -> None:
+    """ "Back to the lobby" in the middle of a game: the game is no longer among the open tables, so the lobby
+    lists the tables this tab holds a seat at, each with the way back to its seat."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    table = await create_table(page, seats=2)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector(CHOICES)
+    await page.click(".board-head button.link")
+    await page.click(f"#my-tables tr[data-table='{table}'] button", timeout=5000)
+    await page.wait_for_selector(f".table-screen[data-table='{table}'] svg.mansion-board")
+    assert await page.is_visible("#seats .seat-row.me .badge.you")
+    await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")

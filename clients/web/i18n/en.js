@@ -30,6 +30,8 @@ export default {
   "lobby.players": "Players",
   "lobby.join": "Join",
   "lobby.watch": "Watch",
+  "lobby.your_tables": "Your tables",
+  "lobby.return": "Back to the table",
   "lobby.by_id": "A table by its id",
   "lobby.table_id": "table id",
   "lobby.status.lobby": "waiting",

@@ -30,6 +30,8 @@ export default {
   "lobby.players": "Joueurs",
   "lobby.join": "Rejoindre",
   "lobby.watch": "Regarder",
+  "lobby.your_tables": "Vos tables",
+  "lobby.return": "Retourner à la table",
   "lobby.by_id": "Une table par son identifiant",
   "lobby.table_id": "identifiant de table",
   "lobby.status.lobby": "en attente",
