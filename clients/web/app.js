@@ -288,6 +288,7 @@ const tableHandlers = {
   redraw: render,
   async start() {
     const table = state.table;
+    table.error = null;
     try {
       await conn.request({ type: "start", table: table.id, token: table.token });
     } catch (err) {
@@ -296,6 +297,7 @@ const tableHandlers = {
   },
   async leave() {
     const table = state.table;
+    table.error = null;
     try {
       await conn.request({ type: "leave", table: table.id, token: table.token });
       forgetSeat(table.id);

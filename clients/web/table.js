@@ -54,10 +54,12 @@ function seatingCard(table, handlers) {
       ),
     ),
     h("p", { class: "muted" }, t("table.share", { id: table.id })),
+    table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,
+    table.error ? h("p", { class: "error" }, table.error) : null,
     h(
       "div",
       { class: "buttons" },
-      table.seated ? h("button", { class: "primary", id: "start", disabled: !full, onclick: handlers.start }, t("table.start")) : null,
+      table.seated ? h("button", { class: "primary", id: "start", disabled: !full || table.offline, onclick: handlers.start }, t("table.start")) : null,
       table.seated ? h("button", { onclick: handlers.leave }, t("table.leave")) : null,
       h("button", { onclick: handlers.lobby }, t("table.back")),
     ),

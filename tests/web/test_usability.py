@@ -243,3 +243,13 @@ async def test_the_way_back_to_a_game_under_way(page: Any) -> None:
     await page.wait_for_selector(f".table-screen[data-table='{table}'] svg.mansion-board")
     assert await page.is_visible("#seats .seat-row.me .badge.you")
     await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
+
+
+async def test_the_seating_card_tells_why_the_game_did_not_start(page: Any) -> None:
+    """Before the start, a refused request (here "start" with a seat still free, as when another player leaves
+    just before the click) is said on the seating card, where it was not shown at all."""
+    await create_table(page, seats=2)
+    await page.evaluate("document.querySelector('#start').disabled = false")  # the other player just left
+    await page.click("#start")
+    await page.wait_for_selector(".seating .error", timeout=5000)
+    assert "every seat must be taken" in await page.inner_text(".seating .error")

@@ -91,7 +91,7 @@ export default {
   "error.not_found": "No table “{id}” was found: check its id.",
   "error.table_full": "This table has no free seat.",
   "error.already_started": "This game has already started.",
-  "error.not_started": "The game has not started yet.",
+  "error.not_started": "The game has not started (every seat must be taken first).",
   "error.game_over": "The game is over.",
   "error.not_your_turn": "It is not your turn.",
   "error.illegal_move": "The rules do not allow that now.",

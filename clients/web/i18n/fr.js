@@ -91,7 +91,7 @@ export default {
   "error.not_found": "Table « {id} » introuvable : vérifiez son identifiant.",
   "error.table_full": "Cette table n'a plus de place libre.",
   "error.already_started": "Cette partie a déjà commencé.",
-  "error.not_started": "La partie n'a pas encore commencé.",
+  "error.not_started": "La partie n'a pas commencé (toutes les places doivent d'abord être prises).",
   "error.game_over": "La partie est terminée.",
   "error.not_your_turn": "Ce n'est pas à vous de jouer.",
   "error.illegal_move": "Les règles ne le permettent pas maintenant.",
