@@ -103,12 +103,14 @@ function restoreFocus(root, key) {
   if (now && now !== document.body && now !== document.documentElement) return; // focus went somewhere on its own
   const twins = [...root.getElementsByTagName(key.tag)].filter((other) => signature(other) === key.sig);
   let el = twins[Math.min(key.index, twins.length - 1)];
-  if (!el && key.region) {
-    el = root.querySelector(key.region);
-    if (el && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1"); // Tab goes on from there
+  el?.focus({ preventScroll: true });
+  if (document.activeElement !== el) {
+    // gone, or no longer focusable (a card picked is no choice any more): the part of the page it was in
+    el = key.region && root.querySelector(key.region);
+    if (!el) return;
+    if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1"); // Tab goes on from there
+    el.focus({ preventScroll: true });
   }
-  if (!el) return;
-  el.focus({ preventScroll: true });
   if (key.selection && el.setSelectionRange) {
     try {
       el.setSelectionRange(...key.selection);

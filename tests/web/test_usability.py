@@ -107,9 +107,18 @@ async def test_the_keyboard_keeps_its_place(page: Any) -> None:
     await page.keyboard.press("Enter")  # the choice is gone once sent: the board keeps the focus
     await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
     await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
-    assert await page.evaluate("document.querySelector('.board').contains(document.activeElement)"), (
-        await page.evaluate(FOCUSED)
-    )
+    on_board = await page.evaluate("document.querySelector('.board').contains(document.activeElement)")
+    assert on_board, await page.evaluate(FOCUSED)
+
+    # Ghost at Home: a card picked in the hand is no choice any more (it cannot have the focus): the hand keeps it
+    await page.click(".board-head button.link")
+    await create_table(page, "ghost-at-home", 2)
+    await page.click("#start:not([disabled])")
+    await page.focus("#hand .gcard-chip.pickable")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#hand .gcard-chip.picked")
+    in_hand = await page.evaluate("document.querySelector('#hand').contains(document.activeElement)")
+    assert in_hand, await page.evaluate(FOCUSED)
 
 
 async def test_every_choice_can_be_reached_and_seen_from_the_keyboard(page: Any) -> None:
