@@ -17,6 +17,20 @@ from tests.web.conftest import _unexpected, screenshot
 from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
 
 FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
+BOARD_CHOICES = f"svg.mansion-board {CHOICES}"
+
+
+async def until_a_choice_on_the_board(page: Any) -> None:
+    """Click the page's button choices (a round's first decision may be the Hitchhiking Ghosts' direction, a
+    button) until a choice on the Call of the Spirits board is offered."""
+    for _ in range(20):
+        await page.wait_for_selector(CHOICES)
+        if await page.locator(BOARD_CHOICES).count():
+            return
+        acts = await page.get_attribute("body", "data-acts")
+        await page.locator(CHOICES).first.click()
+        await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+    raise AssertionError("no choice on the board")
 
 
 @pytest.fixture
@@ -101,8 +115,8 @@ async def test_the_keyboard_keeps_its_place(page: Any) -> None:
 
     await create_table(page, seats=2)
     await page.click("#start:not([disabled])")
-    await page.wait_for_selector(f"svg.mansion-board {CHOICES}")
-    await page.focus(f"svg.mansion-board {CHOICES}")
+    await until_a_choice_on_the_board(page)
+    await page.focus(BOARD_CHOICES)
     acts = await page.get_attribute("body", "data-acts")
     await page.keyboard.press("Enter")  # the choice is gone once sent: the board keeps the focus
     await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
@@ -134,7 +148,7 @@ async def test_every_choice_can_be_reached_and_seen_from_the_keyboard(page: Any)
     await page.set_checked("#create-form input[name=bots]", True)
     await create_table(page, seats=2)
     await page.click("#start:not([disabled])")
-    await page.wait_for_selector(f"svg.mansion-board {CHOICES}")
+    await until_a_choice_on_the_board(page)
     for _ in range(60):
         await page.keyboard.press("Tab")
         if await page.evaluate(
