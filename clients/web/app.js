@@ -1,7 +1,7 @@
 // The page: one connection, the lobby or one table (``#/table/<id>``), the language switch.
 
-import { h } from "./dom.js";
-import { setLanguage, preferred, t } from "./i18n.js";
+import { fitTexts, h, keepFocus } from "./dom.js";
+import { errorText, setLanguage, preferred, t } from "./i18n.js";
 import { rendererFor } from "./games/index.js";
 import { chosenOptions, renderLobby } from "./lobby.js";
 import { Connection, serverUrl } from "./net.js";
@@ -16,6 +16,7 @@ const state = {
   name: localStorage.getItem("hauntd.name") || "",
   welcome: null,
   tables: [],
+  held: [], // the tables this tab holds a seat at
   error: null,
   form: { game: "mansion", seats: 4, private: false, bots: false, bot_strategy: "greedy", turn_seconds: null, options: {} },
   table: null, // TableState of the table shown
@@ -30,7 +31,24 @@ function savedSeat(table) {
 }
 
 function saveSeat(table, seat, token) {
-  sessionStorage.setItem(`hauntd.seat.${table}`, JSON.stringify({ seat, token }));
+  sessionStorage.setItem(`hauntd.seat.${table}`, JSON.stringify({ seat, token, at: Date.now() }));
+}
+
+/** The tables this tab holds a seat at, the latest first (the lobby offers the way back to them: a game under
+ * way is not among the open tables). */
+function heldSeats(limit = 5) {
+  const held = [];
+  for (let i = 0; i < sessionStorage.length; i++) {
+    const key = sessionStorage.key(i);
+    if (!key.startsWith("hauntd.seat.")) continue;
+    try {
+      const { seat, at = 0 } = JSON.parse(sessionStorage.getItem(key));
+      held.push({ table: key.slice("hauntd.seat.".length), seat, at });
+    } catch {
+      // not one of ours
+    }
+  }
+  return held.sort((a, b) => b.at - a.at).slice(0, limit);
 }
 
 function forgetSeat(table) {
@@ -49,9 +67,14 @@ function render() {
 }
 
 function draw() {
+  keepFocus(app, drawPage);
+}
+
+function drawPage() {
   document.getElementById("lang-label").textContent = t("lang.label");
   document.body.dataset.acts = String(state.acts);
   if (!state.table) {
+    state.held = heldSeats();
     app.replaceChildren(renderLobby(state, lobbyHandlers));
     document.body.dataset.screen = "lobby";
     return;
@@ -65,6 +88,7 @@ function draw() {
     return;
   }
   app.replaceChildren(renderTable(state.renderer, table, tableHandlers));
+  fitTexts(app);
   document.body.dataset.screen = "table";
   const newLog = app.querySelector(".log-lines");
   if (newLog) newLog.scrollTop = follow ? newLog.scrollHeight : scrollTop;
@@ -79,8 +103,9 @@ function tickDeadlines() {
 }
 setInterval(tickDeadlines, 1000);
 
-function showError(err) {
-  const message = err.code ? t("error.generic", { code: err.code, message: err.detail }) : String(err);
+/** Show ``err`` on the table shown, else in the lobby; ``id``: the table it is about, when not the one shown. */
+function showError(err, id = state.table?.id) {
+  const message = err.code ? errorText(err.code, err.detail, { id: id ?? "" }) : String(err);
   if (state.table) state.table.error = message;
   else state.error = message;
   render();
@@ -100,6 +125,10 @@ const conn = new Connection(serverUrl(), {
     status.textContent = kind === "online" ? t("conn.online") : t(`conn.${kind}`);
     status.dataset.state = kind;
     if (welcome) status.title = t("conn.server", { server: welcome.server });
+    if (state.table) {
+      state.table.offline = kind !== "online";
+      render();
+    }
   },
   onReconnect() {
     const table = state.table;
@@ -128,14 +157,26 @@ function follow(table, lastSeq) {
   const request = table.seated
     ? { type: "resume", table: table.id, token: table.token, last_seq: lastSeq }
     : { type: "watch", table: table.id, last_seq: lastSeq };
-  return conn.request(request).catch((err) => {
-    if (table.seated && err.code === "auth") {
-      forgetSeat(table.id);
-      table.seat = table.token = null;
-      return follow(table, lastSeq);
-    }
-    showError(err);
-  });
+  return conn.request(request).then(
+    () => {
+      if (table.error && state.table === table) {
+        table.error = null; // an error from before (a lost connection, say) is old news once the table is followed again
+        render();
+      }
+    },
+    (err) => {
+      if (table.seated && err.code === "auth") {
+        forgetSeat(table.id);
+        table.seat = table.token = null;
+        return follow(table, lastSeq);
+      }
+      if (state.table === table && !table.game && err.code !== "connection_lost") {
+        // nothing of this table was ever shown (no such table, say): back to the lobby, which says why
+        showLobby();
+      }
+      showError(err, table.id);
+    },
+  );
 }
 
 // -- screens -----------------------------------------------------------------------------------------------
@@ -144,6 +185,7 @@ function showTable(id) {
   leaveScreen();
   const held = savedSeat(id);
   state.table = new TableState(id, held || {});
+  state.table.offline = !conn.ws;
   state.error = null;
   if (location.hash !== `#/table/${id}`) history.pushState(null, "", `#/table/${id}`);
   render();
@@ -173,8 +215,9 @@ async function refreshTables() {
   }
   if (state.table) return;
   const panel = app.querySelector("#open-tables");
+  state.held = heldSeats();
   const fresh = renderLobby(state, lobbyHandlers).querySelector("#open-tables");
-  if (panel && fresh) panel.replaceWith(fresh);
+  if (panel && fresh) keepFocus(app, () => panel.replaceWith(fresh));
   else render();
 }
 
@@ -201,7 +244,7 @@ async function join(id) {
       return;
     }
     showLobby();
-    showError(err);
+    showError(err, id);
   }
   render();
 }
@@ -245,6 +288,7 @@ const tableHandlers = {
   redraw: render,
   async start() {
     const table = state.table;
+    table.error = null;
     try {
       await conn.request({ type: "start", table: table.id, token: table.token });
     } catch (err) {
@@ -253,6 +297,7 @@ const tableHandlers = {
   },
   async leave() {
     const table = state.table;
+    table.error = null;
     try {
       await conn.request({ type: "leave", table: table.id, token: table.token });
       forgetSeat(table.id);
@@ -288,7 +333,7 @@ async function act(action) {
       table.settle();
     } else {
       table.pending = null;
-      table.error = reply.code === "stale" ? t("table.stale") : t("table.rejected", { message: reply.message });
+      table.error = reply.code === "stale" ? t("table.stale") : t("table.rejected", { message: errorText(reply.code, reply.message) });
     }
   } catch (err) {
     table.pending = null;

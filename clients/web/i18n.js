@@ -31,6 +31,13 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
+/** A server error in words: ``error.<code>`` when the page has words for that code (``params``: {id} the table it
+ * is about), else the code and the server's own message. */
+export function errorText(code, message, params = {}) {
+  const key = `error.${code}`;
+  return key in TABLES.en ? t(key, { id: "", ...params, code, message }) : t("error.generic", { code, message });
+}
+
 /** A game's name in the current language, else the server's ``fallback`` title (or the game's id). */
 export function gameTitle(game, fallback) {
   const key = `game.${game}`;

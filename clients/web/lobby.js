@@ -161,6 +161,32 @@ function tablesPanel(state, handlers) {
   );
 }
 
+function heldPanel(state, handlers) {
+  if (!state.held.length) return null;
+  return h(
+    "section",
+    { class: "panel tables", id: "my-tables" },
+    h("h2", {}, t("lobby.your_tables")),
+    h(
+      "table",
+      {},
+      h(
+        "tbody",
+        {},
+        state.held.map((held) =>
+          h(
+            "tr",
+            { dataset: { table: held.table } },
+            h("td", { class: "mono" }, held.table),
+            h("td", {}, t("table.seat_n", { n: held.seat + 1 })),
+            h("td", { class: "buttons" }, h("button", { class: "primary", onclick: () => handlers.join(held.table) }, t("lobby.return"))),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 function byIdPanel(handlers) {
   const input = h("input", { type: "text", name: "table", placeholder: t("lobby.table_id"), pattern: "[A-Za-z0-9_-]+", maxlength: "32" });
   const id = () => input.value.trim();
@@ -201,6 +227,6 @@ export function renderLobby(state, handlers) {
       ),
     ),
     state.error ? h("p", { class: "banner error", id: "lobby-error" }, state.error) : null,
-    h("div", { class: "lobby-grid" }, createForm(state, handlers), h("div", { class: "stack" }, tablesPanel(state, handlers), byIdPanel(handlers))),
+    h("div", { class: "lobby-grid" }, createForm(state, handlers), h("div", { class: "stack" }, heldPanel(state, handlers), tablesPanel(state, handlers), byIdPanel(handlers))),
   );
 }

@@ -54,10 +54,12 @@ function seatingCard(table, handlers) {
       ),
     ),
     h("p", { class: "muted" }, t("table.share", { id: table.id })),
+    table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,
+    table.error ? h("p", { class: "error" }, table.error) : null,
     h(
       "div",
       { class: "buttons" },
-      table.seated ? h("button", { class: "primary", id: "start", disabled: !full, onclick: handlers.start }, t("table.start")) : null,
+      table.seated ? h("button", { class: "primary", id: "start", disabled: !full || table.offline, onclick: handlers.start }, t("table.start")) : null,
       table.seated ? h("button", { onclick: handlers.leave }, t("table.leave")) : null,
       h("button", { onclick: handlers.lobby }, t("table.back")),
     ),
@@ -79,6 +81,8 @@ function promptPanel(renderer, ctx, table, handlers) {
       ? h("div", { class: "buttons" }, h("button", { class: "primary", onclick: handlers.openScores }, t("over.title")))
       : null,
     deadline ? h("p", { class: "deadline", dataset: { deadline: String(deadline) } }) : null,
+    mine && table.seats[ctx.me]?.away ? h("p", { class: "away-note" }, t("table.you_are_away")) : null,
+    table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,
     table.pending ? h("p", { class: "muted" }, t("table.sending")) : null,
     table.error ? h("p", { class: "error" }, table.error) : null,
     choices.length && renderer.help(ctx) ? h("p", { class: "help" }, renderer.help(ctx)) : null,
@@ -123,6 +127,7 @@ function seatsPanel(renderer, ctx, table) {
           h("span", { class: "who" }, ctx.name(seat.seat)),
           seat.bot ? h("span", { class: "badge" }, t("table.bot")) : null,
           seat.seat === ctx.me ? h("span", { class: "badge you" }, t("table.you")) : null,
+          seat.away ? h("span", { class: "badge away", title: t("table.away_help") }, t("table.away")) : null,
         ),
         ctx.view ? renderer.seat(ctx, seat.seat) : null,
       ),
@@ -135,16 +140,22 @@ function logPanel(renderer, ctx, table) {
   const memo = {};
   const lines = [];
   let seated = [];
+  let away = [];
   for (const entry of table.log) {
     if (entry.seats) {
       for (const seat of entry.seats) {
         const before = seated[seat.seat];
         if (seat.name && seat.name !== before) lines.push(t("log.sat", { name: seat.name, n: seat.seat + 1 }));
         else if (!seat.name && before) lines.push(t("log.stood", { name: before, n: seat.seat + 1 }));
+        if (seat.name && Boolean(seat.away) !== Boolean(away[seat.seat])) lines.push(t(seat.away ? "log.away" : "log.back", { name: seat.name }));
       }
       seated = entry.seats.map((seat) => seat.name);
+      away = entry.seats.map((seat) => seat.away);
     }
-    if (entry.status === "playing") lines.push(t("log.started"));
+    if (entry.status === "playing") {
+      lines.push(t("log.started"));
+      if (table.commitment) lines.push(t("log.commitment", { commitment: table.commitment }));
+    }
     lines.push(...renderer.logLines(ctx, entry, memo));
     if (entry.status === "over") lines.push(t("log.over"));
   }

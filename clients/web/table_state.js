@@ -31,6 +31,7 @@ export class TableState {
     this.drawing = {};
     this.pending = null; // {seq}: an action sent, waiting for its outcome
     this.error = null;
+    this.offline = false; // the connection is down: nothing can be sent
     this.refreshing = false;
     this.lastRefresh = 0;
     this.refreshTimer = null;
@@ -42,7 +43,7 @@ export class TableState {
 
   /** The legal actions the page may offer now (none while waiting or out of step). */
   get choices() {
-    if (!this.seated || this.pending || this.status !== "playing") return [];
+    if (!this.seated || this.pending || this.offline || this.status !== "playing") return [];
     if (this.viewSeq !== this.seq || this.promptSeq !== this.seq) return [];
     return this.legal;
   }
@@ -60,7 +61,7 @@ export class TableState {
         return this.onEvents(msg);
       case "game_over":
         this.result = msg.result;
-        this.status = "over";
+        this.over();
         return this.stale;
       default:
         return false;
@@ -98,10 +99,19 @@ export class TableState {
     if (this.logStartSeq === null) this.logStartSeq = msg.seq - 1;
     this.seq = msg.seq;
     if (msg.seats) this.seats = msg.seats;
-    if (msg.status) this.status = msg.status;
+    if (msg.status === "over") this.over();
+    else if (msg.status) this.status = msg.status;
     this.log.push({ seq: msg.seq, events: msg.events || [], seats: msg.seats || null, status: msg.status || null });
     if (!msg.prompts) return false; // no news of who decides (a lobby change, a catch-up, the start's snapshot follows)
     return this.onPrompts(msg);
+  }
+
+  /** The game ended: nobody owes a decision any more (the last prompts' countdowns and "waiting for" go). */
+  over() {
+    this.status = "over";
+    this.prompts = [];
+    this.legal = [];
+    this.promptSeq = Math.max(this.promptSeq, this.seq); // a snapshot from before the end brings none back
   }
 
   /** Who must decide as of the update just applied (and my legal actions and view, when it is me). */

@@ -5,7 +5,7 @@
 // rooms' names, which Ghost cards are special ghosts, a Tea Party's steps and the dial's values come from the
 // game's catalog, ctx.catalog (engine/mansion/catalog.py).
 
-import { h, s, choice } from "../dom.js";
+import { h, s, choice, fit } from "../dom.js";
 
 const SECTION_LETTERS = ["A", "B", "C", "D", "E", "F"];
 const SEANCE = -1;
@@ -168,7 +168,7 @@ function roomTile(ctx, room) {
   const tile = s("g", { class: `room${here ? " haunted" : ""}${mine ? " mine" : ""}`, dataset: { room: ctx.catalog.rooms[room] } });
   tile.append(
     s("rect", { x, y, width: TILE_W, height: TILE_H, rx: 12, class: "room-bg" }),
-    s("text", { class: "room-name", x: x + 14, y: y + 27 }, roomName(ctx, room)),
+    fit(s("text", { class: "room-name", x: x + 14, y: y + 27 }, roomName(ctx, room)), TILE_W - 28),
   );
   if (here) tile.append(ghostShape(ctx, x + TILE_W - 30, y + TILE_H - 26, 1.35));
   const kinds = grouped(v.rooms[room]);
@@ -225,7 +225,7 @@ function seanceRoom(ctx) {
     "g",
     { class: "seance" },
     s("circle", { cx: C, cy: C, r: R_SEANCE, class: "seance-bg" }),
-    s("text", { class: "seance-name", x: C, y: C - 42, "text-anchor": "middle" }, ctx.t("mansion.seance")),
+    fit(s("text", { class: "seance-name", x: C, y: C - 42, "text-anchor": "middle" }, ctx.t("mansion.seance")), 2 * Math.sqrt(R_SEANCE ** 2 - 58 ** 2)), // the circle's width at the text's top
   );
   const here = seatsAt(v, SEANCE);
   here.forEach((seat, i) => {

@@ -5,7 +5,7 @@
 // the west wing (3, 2, 1) down the left, the east wing (6, 5, 4) down the right, the staircase from the foyer
 // up to room 7, the chapel (10) between the foyer and room 6.  Every door of S4 joins two cells that touch.
 
-import { h, s, choice, pickable } from "../dom.js";
+import { h, s, choice, fit, pickable } from "../dom.js";
 
 const COL_W = 172;
 const ROW_H = 146;
@@ -258,16 +258,17 @@ function infoBox(ctx) {
   const group = s("g", { class: "info" }, s("rect", { class: "info-bg", x: r.x, y: r.y, width: r.w, height: r.h, rx: 10 }));
   group.append(diePiece(v.roll, r.x + 16, r.y + 16, 64));
   const rolled = v.roll ? ctx.t("spook.rolled", { value: v.roll }) : ctx.t("spook.not_rolled");
+  const beside = r.w - 78 - 96 - 8; // between the die and the Queen
   group.append(
-    s("text", { class: "info-line strong", x: r.x + 96, y: r.y + 36 }, rolled),
-    v.phase === "move" || (v.roll && v.steps_left) ? s("text", { class: "info-line", x: r.x + 96, y: r.y + 60 }, ctx.t("spook.steps_left", { count: v.steps_left })) : null,
-    s("text", { class: "info-line muted", x: r.x + 16, y: r.y + 106 }, ctx.t("spook.turn_of", { turn: v.turn, name: ctx.name(v.active) })),
+    fit(s("text", { class: "info-line strong", x: r.x + 96, y: r.y + 36 }, rolled), beside),
+    v.phase === "move" || (v.roll && v.steps_left) ? fit(s("text", { class: "info-line", x: r.x + 96, y: r.y + 60 }, ctx.t("spook.steps_left", { count: v.steps_left })), beside) : null,
+    fit(s("text", { class: "info-line muted", x: r.x + 16, y: r.y + 106 }, ctx.t("spook.turn_of", { turn: v.turn, name: ctx.name(v.active) })), r.w - 32),
   );
   const queen = ctx.catalog.queen;
   const queenHere = v.rooms.includes(queen) || v.staircase.includes(queen);
   group.append(
     svgCard(ctx, queen, r.x + r.w - 78, r.y + 14, 56, queenHere ? "" : "faded"),
-    s("text", { class: "queen-value", x: r.x + r.w - 50, y: r.y + r.h - 14, "text-anchor": "middle" }, queenHere ? ctx.t("spook.queen_worth", { value: v.queen_value }) : ctx.t("spook.queen_hidden")),
+    fit(s("text", { class: "queen-value", x: r.x + r.w - 50, y: r.y + r.h - 14, "text-anchor": "middle" }, queenHere ? ctx.t("spook.queen_worth", { value: v.queen_value }) : ctx.t("spook.queen_hidden")), 88),
   );
   return group;
 }

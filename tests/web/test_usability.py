@@ -1,0 +1,278 @@
+"""What a player trips over, found by playing the page as a person would: a mistyped table id, a dropped
+connection, the end of a game, the keyboard, a phone, and SVG labels that outgrow their boxes."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import signal
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from clients.sdk import Client
+from server.launch import ServerProcess
+from tests.web.conftest import _unexpected, screenshot
+from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
+
+FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
+BOARD_CHOICES = f"svg.mansion-board {CHOICES}"
+
+
+async def until_a_choice_on_the_board(page: Any) -> None:
+    """Click the page's button choices (a round's first decision may be the Hitchhiking Ghosts' direction, a
+    button) until a choice on the Call of the Spirits board is offered."""
+    for _ in range(20):
+        await page.wait_for_selector(CHOICES)
+        if await page.locator(BOARD_CHOICES).count():
+            return
+        acts = await page.get_attribute("body", "data-acts")
+        await page.locator(CHOICES).first.click()
+        await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+    raise AssertionError("no choice on the board")
+
+
+@pytest.fixture
+async def phone(page: Any) -> AsyncIterator[Any]:
+    """A 375×667 tab (a small phone) next to ``page``, on the same server; its errors fail the test too."""
+    errors: list[str] = []
+    context = await page.context.browser.new_context(
+        viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True
+    )
+    try:
+        tab = await context.new_page()
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.on("console", lambda msg: errors.append(msg.text) if _unexpected(msg) else None)
+        await tab.goto(page.url)
+        await tab.wait_for_selector("#create-form button#create")
+        yield tab
+    finally:
+        await context.close()
+    assert not errors, errors
+
+
+async def test_an_unknown_table_id_leads_back_to_the_lobby_with_words(page: Any) -> None:
+    """Watching or joining a table that does not exist (a typo, a finished game) says so in the page's language,
+    in the lobby, instead of waiting forever on "Connecting…" or showing the server's English."""
+    await page.select_option("#lang", "fr")
+    for button in ("Regarder", "Rejoindre"):
+        await page.fill(".by-id input", "nosuchtable")
+        await page.click(f".by-id button:text('{button}')")
+        await page.wait_for_selector("#lobby-error", timeout=5000)
+        assert await page.is_visible("#create-form")
+        assert await page.evaluate("location.hash") in ("", "#/")
+        error = await page.inner_text("#lobby-error")
+        assert "nosuchtable" in error and "introuvable" in error, error
+        assert "no table" not in error and "not_found" not in error, error
+        await page.reload()
+        await page.wait_for_selector("#create-form button#create")
+    (tables,) = await exported(page, "i18n.js", "TABLES")
+    assert set(tables["en"]) == set(tables["fr"])
+
+
+async def test_no_choice_is_offered_while_the_connection_is_down(page: Any, server: ServerProcess) -> None:
+    """While the server is gone nothing can be sent: the choices wait (clicking one only led to an English
+    ``connection_lost`` that stayed after the page reconnected), and come back with the connection."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    await create_table(page, seats=2)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector(CHOICES)
+    await asyncio.to_thread(server.kill, signal.SIGKILL)
+    await page.wait_for_selector("#conn-status[data-state=lost]")
+    await page.wait_for_function("document.querySelectorAll('[data-action]').length === 0", timeout=2000)
+    assert "Connection lost" in await page.inner_text("#prompt")
+    await asyncio.to_thread(server.start)
+    await page.wait_for_selector("#conn-status[data-state=online]", timeout=20000)
+    await page.wait_for_selector(CHOICES)
+    assert not await page.locator("#prompt .error").count()
+
+
+async def test_the_end_of_a_game_leaves_nobody_to_wait_for(page: Any) -> None:
+    """Once the game is over nobody owes a decision: no countdown ("0 s left") nor "waiting for" from the last
+    prompts while the final snapshot is on its way."""
+    script = """async () => {
+        const { TableState } = await import('/static/table_state.js');
+        const table = new TableState('t', { seat: 0, token: 'k' });
+        table.update({ type: 'snapshot', table: 't', game: 'mansion', seq: 5, status: 'playing', seats: [],
+                       seat: 0, view: {}, prompts: [{ seat: 1, kind: 'turn', deadline: 1 }], legal: [] });
+        table.update({ type: 'events', table: 't', seq: 6, events: [], status: 'over' });
+        table.update({ type: 'game_over', table: 't', seq: 6, result: { scores: [1, 2], winners: [1], seed: 's' } });
+        return [table.status, table.prompts, table.legal];
+    }"""
+    assert await page.evaluate(script) == ["over", [], []]
+
+
+async def test_the_keyboard_keeps_its_place(page: Any) -> None:
+    """The page draws itself anew on every change: a keyboard player's focus stays on the control they used, or
+    in the part of the page it was in, instead of being thrown back to the top of the page."""
+    await page.focus("#create-form input[name=bots]")
+    await page.keyboard.press("Space")
+    await page.wait_for_selector("#create-form select[name=bot_strategy]")
+    assert await page.evaluate("document.activeElement.name") == "bots"
+    await page.keyboard.press("Tab")  # on to the field that just appeared
+    assert await page.evaluate("document.activeElement.name") == "bot_strategy"
+
+    await create_table(page, seats=2)
+    await page.click("#start:not([disabled])")
+    await until_a_choice_on_the_board(page)
+    await page.focus(BOARD_CHOICES)
+    acts = await page.get_attribute("body", "data-acts")
+    await page.keyboard.press("Enter")  # the choice is gone once sent: the board keeps the focus
+    await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+    await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
+    on_board = await page.evaluate("document.querySelector('.board').contains(document.activeElement)")
+    assert on_board, await page.evaluate(FOCUSED)
+
+    # Ghost at Home: a card picked in the hand is no choice any more (it cannot have the focus): the hand keeps it
+    await page.click(".board-head button.link")
+    await create_table(page, "ghost-at-home", 2)
+    await page.click("#start:not([disabled])")
+    await page.focus("#hand .gcard-chip.pickable")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#hand .gcard-chip.picked")
+    in_hand = await page.evaluate("document.querySelector('#hand').contains(document.activeElement)")
+    assert in_hand, await page.evaluate(FOCUSED)
+
+
+async def test_every_choice_can_be_reached_and_seen_from_the_keyboard(page: Any) -> None:
+    """Choices that are cards or chips (a Haunt card to discard, a collection's card to duel for) are reached
+    with Tab like buttons, and a board target reached with Tab shows that it has the focus."""
+    span = """async () => {
+        const { h, choice } = await import('/static/dom.js');
+        const el = choice(h('span', {}, '3'), { type: 'discard_haunt', value: 3 }, 'Discard 3');
+        return [el.tabIndex, el.getAttribute('role')];
+    }"""
+    assert await page.evaluate(span) == [0, "button"]
+
+    await page.set_checked("#create-form input[name=bots]", True)
+    await create_table(page, seats=2)
+    await page.click("#start:not([disabled])")
+    await until_a_choice_on_the_board(page)
+    for _ in range(60):
+        await page.keyboard.press("Tab")
+        if await page.evaluate(
+            "document.activeElement instanceof SVGElement && 'action' in document.activeElement.dataset"
+        ):
+            break
+    else:
+        raise AssertionError("Tab never reached a choice on the board")
+    assert await page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    await screenshot(page, "keyboard-focus")
+
+
+async def test_a_phone_sized_screen(page: Any, phone: Any) -> None:
+    """At 375×667 nothing is wider than the screen: the top bar, the lobby's list of open tables, the table's
+    head, the final scores."""
+    overflow = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    await create_table(page, "ghost-at-home", 4)  # an open table for the phone's list
+    await phone.reload()
+    await phone.wait_for_selector("#open-tables tr[data-table]")
+    for lang in ("fr", "en"):  # French: the longer words
+        await phone.select_option("#lang", lang)
+        assert await phone.evaluate(overflow) <= 0, lang
+    await phone.set_checked("#create-form input[name=bots]", True)
+    await create_table(phone, "ghost-at-home", 2, {"max_rounds": 1})
+    await phone.click("#start:not([disabled])")
+    await phone.wait_for_selector(CHOICES)
+    assert await phone.evaluate(overflow) <= 0
+    await play_to_the_end(phone, 3)
+    box = await phone.locator(f"{GAME_OVER} .scores").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+    await screenshot(phone, "phone-game-over")
+    assert await phone.evaluate(overflow) <= 0
+
+
+async def test_svg_labels_stay_in_their_boxes(page: Any) -> None:
+    """Words longer in French than in English still fit: Spook's "Dé pas encore lancé" beside the Queen, "dans la
+    pioche" inside its box, the Séance Room's name inside its circle."""
+    await page.select_option("#lang", "fr")
+    await create_table(page, "spook", 1)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector("svg.spook-board .info .pcard")
+    boxes = """() => {
+        const box = (el) => { const b = el.getBoundingClientRect(); return [b.left, b.right]; };
+        const info = document.querySelector('svg.spook-board .info');
+        return { line: box(info.querySelector('.info-line.strong')), queen: box(info.querySelector('.pcard')),
+                 value: box(info.querySelector('.queen-value')), frame: box(info.querySelector('.info-bg')) };
+    }"""
+    got = await page.evaluate(boxes)
+    assert got["line"][1] <= got["queen"][0], got
+    assert got["frame"][0] <= got["value"][0] and got["value"][1] <= got["frame"][1], got
+
+    await page.click(".board-head button.link")  # back to the lobby
+    await page.set_checked("#create-form input[name=bots]", True)
+    await create_table(page, "mansion", 2)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector("svg.mansion-board .seance-name")
+    width, radius, top = await page.evaluate(
+        """() => { const t = document.querySelector('.seance-name').getBBox();
+                   return [t.width, Number(document.querySelector('.seance-bg').getAttribute('r')), 500 - t.y]; }"""
+    )
+    assert width <= 2 * math.sqrt(radius**2 - top**2), (width, radius, top)
+
+
+async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: ServerProcess) -> None:
+    """The final scores say the seed "matches the commitment shown at the start" (M30): the log shows it when
+    the game begins, as the server published it."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    table = await create_table(page, seats=2)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector(CHOICES)
+    async with Client(server.url, client="web-test-watcher") as watcher:
+        snapshot = await watcher.watch(table)
+    assert snapshot.commitment
+    await page.wait_for_selector(f"#log li:has-text('{snapshot.commitment}')", timeout=5000)
+
+
+async def test_a_seat_that_let_its_time_run_out_is_told_so(page: Any, server: ServerProcess) -> None:
+    """A deadline passed: the server played for the seat and now decides for it after a few seconds until it
+    acts (it is "away").  The page says so (the seat's badge, a note under its decision, the log) instead of
+    leaving the player to wonder why their turn ended and their clock is short; acting again clears it."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout  # the page fixture skips when it is missing
+
+    async with Client(server.url, client="web-test-creator") as creator:
+        table = await creator.create("mansion", 2, bots=1, turn_seconds=1)
+    await page.fill("#player-name", "Ada")
+    await page.fill(".by-id input", table)
+    await page.click(".by-id button.primary")
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector("#seats .seat-row.me .badge.away", timeout=10000)
+    await page.wait_for_selector("#prompt .away-note", timeout=10000)
+    assert "Ada ran out of time" in await page.inner_text("#log")
+    await screenshot(page, "away")
+    for _ in range(5):  # the server decides for an away seat within a second here: a click may come too late
+        await page.wait_for_selector(CHOICES)
+        try:
+            await page.locator(CHOICES).first.click(timeout=1000)
+            await page.wait_for_selector("#log li:text('Ada is back.')", timeout=2000)
+            break
+        except PlaywrightTimeout:
+            continue
+    else:
+        raise AssertionError("no act of the page's was accepted")
+    await page.wait_for_selector("#seats .seat-row.me .badge.away", state="detached", timeout=5000)
+
+
+async def test_the_way_back_to_a_game_under_way(page: Any) -> None:
+    """ "Back to the lobby" in the middle of a game: the game is no longer among the open tables, so the lobby
+    lists the tables this tab holds a seat at, each with the way back to its seat."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    table = await create_table(page, seats=2)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector(CHOICES)
+    await page.click(".board-head button.link")
+    await page.click(f"#my-tables tr[data-table='{table}'] button", timeout=5000)
+    await page.wait_for_selector(f".table-screen[data-table='{table}'] svg.mansion-board")
+    assert await page.is_visible("#seats .seat-row.me .badge.you")
+    await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
+
+
+async def test_the_seating_card_tells_why_the_game_did_not_start(page: Any) -> None:
+    """Before the start, a refused request (here "start" with a seat still free, as when another player leaves
+    just before the click) is said on the seating card, where it was not shown at all."""
+    await create_table(page, seats=2)
+    await page.evaluate("document.querySelector('#start').disabled = false")  # the other player just left
+    await page.click("#start")
+    await page.wait_for_selector(".seating .error", timeout=5000)
+    assert "every seat must be taken" in await page.inner_text(".seating .error")
