@@ -52,3 +52,15 @@ async def test_a_replayed_command_id_that_changes_a_table_again_is_a_violation()
     assert worker.stats.violations == [] and worker.stats.legal_moves == 1  # the first use: rightful
     await worker.checked(fuzz.Frame(json.dumps(replay), act=replay))
     assert len(worker.stats.violations) == 1, worker.stats.violations
+
+
+def test_memory_that_keeps_growing_after_the_warm_up_is_not_flat() -> None:
+    """A fresh server's RSS rises for its first minutes of fuzzing, then levels off; a leak goes on growing.  The
+    check judged only the growth in all, so a warm-up took most of its slack and a steady leak under the rest went
+    unnoticed: the growth since mid-run must stay small too."""
+    mib = 2**20
+    warm_up = [55 * mib, 59 * mib, 61 * mib, *[62 * mib] * 8]  # a 480 s run: +17 MiB, flat from a third on
+    leak = [47 * mib + i * 2 * mib for i in range(1, 12)]  # +2 MiB a sample: +22 MiB, 12 of them since mid-run
+    assert fuzz.memory_verdict(45 * mib, warm_up, 32, 8)["memory_flat"]
+    verdict = fuzz.memory_verdict(47 * mib, leak, 32, 8)
+    assert verdict["rss_growth_mib"] == 22 and verdict["rss_late_growth_mib"] == 12 and not verdict["memory_flat"]
