@@ -93,6 +93,8 @@ class Hub:
         self.holders: dict[Follower, str] = {}  # a seat follower's token digest: it sees the seat while that holds it
         self.lock = asyncio.Lock()
         self.refs = 0  # followers and commands in flight in this process (``Fanout.hub`` / ``release``)
+        self.idle_since = 0.0  # loop time of the last ``release`` that left it unheld
+        self.drop_timer: asyncio.TimerHandle | None = None  # ``Fanout`` drops it when it has stayed unheld
         # delivered: what every follower has been sent (the table as of ``seq``)
         self.seq = record.seq
         self.meta = record.meta
@@ -403,15 +405,27 @@ class Fanout:
         hub.refs += 1
 
     def release(self, hub: Hub) -> None:
+        """Drop a reference; a hub nobody holds is dropped once it has stayed so for ``idle_seconds``.  One timer
+        per hub, moved on when it fires early, rather than one per release: a client sending commands about
+        tables it does not follow would otherwise pile up a timer per command."""
         hub.refs -= 1
         if hub.refs <= 0:
-            asyncio.get_running_loop().call_later(self._idle, lambda: _spawn(self._drop_if_idle(hub)))
+            loop = asyncio.get_running_loop()
+            hub.idle_since = loop.time()
+            if hub.drop_timer is None:
+                hub.drop_timer = loop.call_later(self._idle, self._drop_if_idle, hub)
 
-    async def _drop_if_idle(self, hub: Hub) -> None:
+    def _drop_if_idle(self, hub: Hub) -> None:
+        hub.drop_timer = None
         if hub.refs > 0 or self.hubs.get(hub.table) is not hub:
             return
+        loop = asyncio.get_running_loop()
+        left = hub.idle_since + self._idle - loop.time()
+        if left > 0:  # released again since the timer was set
+            hub.drop_timer = loop.call_later(left, self._drop_if_idle, hub)
+            return
         del self.hubs[hub.table]
-        await self._unsubscribe(hub.table)
+        _spawn(self._unsubscribe(hub.table))
 
     def _bury(self, hub: Hub) -> None:
         """A hub whose table is gone (``Hub.lost``, its followers told already): dropped at once, whatever

@@ -13,7 +13,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from protocol import codec
 from protocol.errors import ProtocolError
 from protocol.messages import Create, Events, Join, Snapshot
-from server.hub import Hub
+from server.hub import Fanout, Hub
 from server.metrics import Metrics
 from server.service import TableService, token_digest
 from server.store import Store
@@ -139,3 +139,31 @@ async def test_a_seat_follower_is_checked_on_the_record_its_token_was_and_unseat
     await service.leave(ahead, token)
     await behind.advance(await store.load(table), None)
     assert behind.followers[seated] is None and seated not in behind.holders
+
+
+async def test_an_unheld_hub_is_dropped_after_staying_unheld_with_one_timer_however_often_released(
+    store: Store, store_url: str
+) -> None:
+    """``Fanout.release``: a hub is dropped ``idle_seconds`` after its last release, not after its first, and a
+    flood of commands about a table nobody follows keeps one timer for it, not one per command."""
+    _, table = await lobby(store)
+    client = aioredis.Redis.from_url(store_url)
+    fanout = Fanout(store, client, idle_seconds=0.5, resync_seconds=3600)
+    await fanout.start()
+    loop = asyncio.get_running_loop()
+    try:
+        hub = await fanout.hub(table)
+        fanout.release(hub)
+        timers = len(loop._scheduled)  # type: ignore[attr-defined]
+        for _ in range(300):
+            fanout.release(await fanout.hub(table))
+        assert len(loop._scheduled) <= timers  # type: ignore[attr-defined]
+        await asyncio.sleep(0.3)
+        fanout.release(await fanout.hub(table))  # released again 0.3 s in: kept until 0.8 s
+        await asyncio.sleep(0.35)
+        assert fanout.hubs.get(table) is hub
+        await asyncio.sleep(0.35)
+        assert table not in fanout.hubs and hub.drop_timer is None
+    finally:
+        await fanout.close()
+        await client.aclose()
