@@ -27,8 +27,16 @@ function lookup(key) {
  * the table has it. */
 export function t(key, params = {}) {
   const one = typeof params.count === "number" && new Intl.PluralRules(current).select(params.count) === "one";
-  const text = (one && lookup(`${key}_one`)) || lookup(key) || key;
+  let text = (one && lookup(`${key}_one`)) || lookup(key) || key;
+  if (current === "fr") text = elide(text, params);
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+/** French elision before a name filled in: « Au tour d'Ada », not « de Ada ». */
+function elide(text, params) {
+  return text.replace(/\b([Dd])e \{(\w+)\}/g, (whole, d, name) =>
+    name in params && /^[aeiouyàâéèêëîïôœ]/i.test(String(params[name])) ? `${d}'{${name}}` : whole,
+  );
 }
 
 /** A server error in words: ``error.<code>`` when the page has words for that code (``params``: {id} the table it

@@ -276,3 +276,23 @@ async def test_the_seating_card_tells_why_the_game_did_not_start(page: Any) -> N
     await page.click("#start")
     await page.wait_for_selector(".seating .error", timeout=5000)
     assert "every seat must be taken" in await page.inner_text(".seating .error")
+
+
+async def test_french_elides_de_before_a_name(page: Any) -> None:
+    """« Au tour d'Ada », « le pion de Bob »: the French strings elide ``de`` before a name with a vowel."""
+    script = """async () => {
+        const { setLanguage, t } = await import('/static/i18n.js');
+        setLanguage('fr');
+        const lines = [t('mansion.log.turn_started', { name: 'Ada', count: 3 }), t('spook.pawn_of', { name: 'Bob' }),
+                       t('spook.pawn_of', { name: 'Éloïse' }), t('table.waiting_for', { names: 'Igor, Bob' })];
+        setLanguage('en');
+        lines.push(t('mansion.log.turn_started', { name: 'Ada', count: 3 }));
+        return lines;
+    }"""
+    assert await page.evaluate(script) == [
+        "Au tour d'Ada (3 actions).",
+        "le pion de Bob",
+        "le pion d'Éloïse",
+        "En attente d'Igor, Bob…",
+        "Ada's turn (3 actions).",
+    ]
