@@ -8,7 +8,7 @@ import random
 import sys
 import time
 
-from clients.bots.base import strategy_names
+from clients.bots.base import strategy_option
 from engine.registry import games, get_game
 from engine.rng import seed_from_int
 
@@ -52,8 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bots.add_argument(
         "--strategy",
         default="greedy",
-        choices=strategy_names(),
-        help="strategy measured against random (default: greedy)",
+        type=strategy_option,
+        help="strategy measured against random: a built-in name or your own module:Class (default: greedy)",
     )
     bots.add_argument("--seed", type=int, default=1, help="first game seed (default: 1)")
     bots.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
@@ -100,8 +100,8 @@ def bench_engine(game_name: str, seats: int, n_games: int, first_seed: int) -> d
 
 def bench_bots(game_name: str, seats: int, n_games: int, strategy: str, first_seed: int) -> dict[str, object]:
     """Strategy strength in in-process games; see the ``bots`` subcommand's description."""
-    from clients.bots import get_strategy
     from clients.bots.arena import play_match
+    from clients.bots.base import load_strategy
 
     started = time.perf_counter()
     figures: dict[str, object] = {"game": game_name, "seats": seats, "games": n_games, "strategy": strategy}
@@ -109,16 +109,16 @@ def bench_bots(game_name: str, seats: int, n_games: int, strategy: str, first_se
         wins = {name: 0 for name in (strategy, "random")}
         for i in range(n_games):
             for name in wins:
-                result = play_match(game_name, [get_strategy(game_name, name) for _ in range(seats)], first_seed + i)
+                result = play_match(game_name, [load_strategy(game_name, name) for _ in range(seats)], first_seed + i)
                 wins[name] += bool(result.winners)
         figures[f"{strategy}_win_rate"] = round(wins[strategy] / n_games, 4)
         figures["random_win_rate"] = round(wins["random"] / n_games, 4)
     else:
         share = 0.0
         for i in range(n_games):
-            players = [get_strategy(game_name, "random") for _ in range(seats)]
+            players = [load_strategy(game_name, "random") for _ in range(seats)]
             seat = i % seats
-            players[seat] = get_strategy(game_name, strategy)
+            players[seat] = load_strategy(game_name, strategy)
             result = play_match(game_name, players, first_seed + i)
             if seat in result.winners:
                 share += 1 / len(result.winners)

@@ -1,14 +1,21 @@
-"""The strategy interface and the registry of strategies by game and name."""
+"""The strategy interface and the registry of strategies by game and name.
+
+A strategy is any class with ``choose(decision, rng)`` returning one of ``decision.legal``, built with no
+arguments.  Tools that take ``--strategy`` (``hauntd bot``, ``hauntd bench bots``) accept a built-in name or your
+own class as ``module:Class`` (importable, e.g. with ``PYTHONPATH``); a server-run bot plays built-in ones only.
+"""
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import random
 from typing import Any, Protocol
 
 import msgspec
 
-from engine.registry import games
+from engine.registry import games, get_game
+from protocol.messages import Events, Snapshot
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -20,10 +27,22 @@ class Decision(msgspec.Struct, frozen=True):
     prompt: dict[str, Any]
     legal: list[dict[str, Any]]
 
+    @classmethod
+    def of(cls, seat: int, update: Events | Snapshot) -> Decision | None:
+        """What an SDK update asks of ``seat`` (its prompt as a dict), or None when it asks nothing of it."""
+        prompt = next((p for p in update.prompts or () if p.seat == seat), None)
+        if prompt is None or not update.legal:
+            return None
+        return cls(seat=seat, view=update.view, prompt=msgspec.to_builtins(prompt), legal=update.legal)
+
 
 class Strategy(Protocol):
+    """How a bot plays: ``decision.view`` is the game's view for its seat, ``decision.prompt`` its prompt (``kind``
+    as the game names it), ``decision.legal`` every action it may take, as JSON objects."""
+
     def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
-        """One of ``decision.legal``."""
+        """One of ``decision.legal``, as it is (the wire wants it unchanged); ``rng`` is the seeded source of any
+        randomness, so a seeded game replays."""
         ...
 
 
@@ -65,3 +84,33 @@ def strategy_names() -> list[str]:
 def get_strategy(game: str, name: str) -> Strategy:
     """A fresh strategy instance; ``KeyError`` for an unknown name."""
     return strategies(game)[name]()
+
+
+def load_strategy(game: str, spec: str) -> Strategy:
+    """A fresh instance of ``spec``: a built-in name of ``game`` (``get_strategy``) or ``module:Class``."""
+    if ":" not in spec:
+        return get_strategy(game, spec)
+    module, _, name = spec.partition(":")
+    strategy: type[Strategy] = getattr(importlib.import_module(module), name)
+    return strategy()
+
+
+def strategy_option(text: str) -> str:
+    """The ``type`` of a ``--strategy`` option: a built-in name, or ``module:Class`` loaded once to check it."""
+    if ":" not in text:
+        if text not in strategy_names():
+            choices = ", ".join(strategy_names())
+            raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {choices}, or module:Class)")
+        return text
+    try:
+        load_strategy("", text)
+    except (ImportError, AttributeError, TypeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot load strategy {text!r}: {exc}") from exc
+    return text
+
+
+def catalog(game: str) -> dict[str, Any]:
+    """``game``'s public cards and board as JSON builtins, as ``GET /games/NAME.json`` serves them: for a strategy
+    that needs them with no server at hand (``hauntd bench bots``)."""
+    data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(get_game(game).catalog))
+    return data

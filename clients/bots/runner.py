@@ -17,9 +17,7 @@ import sys
 import time
 from typing import Any
 
-import msgspec
-
-from clients.bots.base import Decision, Strategy, get_strategy, strategy_names
+from clients.bots.base import Decision, Strategy, load_strategy, strategy_option
 from clients.sdk import Client, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Error, Events, GameOver, Rejected, ServerMsg, Snapshot
@@ -114,13 +112,9 @@ class SeatBot:
         return None
 
     async def _decide(self, msg: Events | Snapshot) -> None:
-        prompt = next((p for p in msg.prompts or [] if p.seat == self.seat), None)
-        decision = Decision(
-            seat=self.seat,
-            view=msg.view,
-            prompt=msgspec.to_builtins(prompt) if prompt is not None else {},
-            legal=msg.legal,
-        )
+        decision = Decision.of(self.seat, msg)
+        if decision is None:
+            return
         action = self.strategy.choose(decision, self.rng)
         while True:
             sent = time.perf_counter()
@@ -172,7 +166,7 @@ async def run_bot(
         if game not in ("auto", first.game):
             await client.leave(table)
             raise ServerError("bad_option", f"table {table} plays {first.game}, not {game}")
-        strategy = get_strategy(first.game, strategy_name)
+        strategy = load_strategy(first.game, strategy_name)
         bot = SeatBot(client, table, held.seat, strategy, random.Random(seed), start=True)
         over = await bot.handle(first) or await bot.play()
         return {
@@ -194,7 +188,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free one)")
     parser.add_argument("--name", default=None, help="display name (default: the strategy's name)")
     parser.add_argument(
-        "--strategy", default="random", choices=strategy_names(), help="how to play (default: %(default)s)"
+        "--strategy",
+        default="random",
+        type=strategy_option,
+        help="how to play: a built-in name or your own module:Class (default: %(default)s)",
     )
     parser.add_argument(
         "--game",
