@@ -121,6 +121,15 @@ class Hub:
             self.lost()
             raise
 
+    async def command_seq(self, command: str) -> int | None:
+        """The seq ``command`` committed as, if it did; a table no longer stored ends the hub (``lost``) and
+        raises ``Missing``."""
+        try:
+            return await self.store.command_seq(self.table, command)
+        except Missing:
+            self.lost()
+            raise
+
     async def _batches(self, after: int, upto: int) -> list[Batch]:
         """The logged updates ``after+1 … upto``: all of them, or ``Missing`` (the log expired with the table;
         entries are never trimmed otherwise)."""

@@ -351,7 +351,7 @@ class TableService:
             return await self._change(hub, build, command)
         except ProtocolError as exc:
             if command is not None and exc.code in _REFUSED_ON_RETRY:
-                done = await self.store.command_seq(hub.table, command)
+                done = await hub.command_seq(command)  # (raises ``Missing`` when the table is gone)
                 if done is not None:
                     await self._caught_up(hub, done)
                     return done

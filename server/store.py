@@ -373,8 +373,14 @@ class Store:
         return [int(r) if r is not None else None for r in rows]
 
     async def command_seq(self, table: str, command: str) -> int | None:
-        """The seq a command committed as, if it did."""
-        seq = await self.redis.hget(cmd_key(table), command)
+        """The seq a command committed as, if it did.  Raises ``Missing`` (no key of the table is left: it
+        expired), read in the same round trip, as a command refused on the record in memory asks this."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(cmd_key(table), command)
+            pipe.exists(key(table))
+            seq, exists = await pipe.execute()
+        if not exists:
+            raise Missing(table)
         return int(seq) if seq is not None else None
 
     async def batches(self, table: str, after: int, upto: int) -> list[Batch]:

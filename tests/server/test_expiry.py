@@ -19,7 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from clients.bots.runner import run_bot
 from clients.sdk import Client, ServerError
 from protocol.errors import Code, ProtocolError
-from protocol.messages import Create, Error, Join, Rejected
+from protocol.messages import Act, Create, Error, Join, Rejected
 from server import hub as hub_module
 from server.hub import Fanout
 from server.metrics import Metrics
@@ -229,6 +229,35 @@ async def test_a_hub_found_gone_leaves_nothing_behind(store_url: str, sync_redis
         with pytest.raises(Missing):
             await fanout.hub(table)
         assert fanout.hubs == {} and fanout._pending == {} and len(follower.got) == 3  # told once
+    finally:
+        await fanout.close()
+        await client.aclose()
+
+
+async def test_an_action_with_a_past_seq_at_a_table_gone_mid_play_answers_not_found(
+    store_url: str, sync_redis: redis.Redis
+) -> None:
+    """``stale`` is judged on the record in memory (no read): at a table gone under its hub, an action naming a
+    past ``seq`` is still answered ``not_found`` (the read its refusal makes, for the command's key, shows the
+    table gone), and the hub is ended at once, not at the next resync."""
+    client = aioredis.Redis.from_url(store_url)
+    store = Store(client)
+    fanout = Fanout(store, client, resync_seconds=3600)  # no resync: the action alone must find it out
+    await fanout.start()
+    try:
+        service = TableService(store, Metrics())
+        table = await service.create(Create(game="mansion", seats=2))
+        hub = await fanout.hub(table)
+        for token in (A, B):
+            await service.join(hub, Join(table=table, name=token[0], token=token))
+        await service.start(hub, A)
+        follower = Socket()
+        await hub.attach(follower, 0, None, None, token_digest(A))
+        expire(sync_redis, table)
+        act = Act(table=table, token=A, cmd="late", action={"type": "end_turn"}, seq=hub.latest.seq - 1)
+        with pytest.raises(Missing):
+            await service.act(hub, 0, act)
+        assert hub.gone and fanout.hubs == {} and follower.got[-1] == ("gone", table)
     finally:
         await fanout.close()
         await client.aclose()
