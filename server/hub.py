@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 import redis.asyncio as aioredis
@@ -45,6 +45,7 @@ from server.store import (
 log = structlog.get_logger("hauntd.hub")
 
 Audience = int | None  # a seat, or None for spectators
+_T = TypeVar("_T")
 
 
 class Follower(Protocol):
@@ -115,17 +116,16 @@ class Hub:
 
     async def load(self) -> Record:
         """The stored record; a table no longer stored (it expired) ends the hub (``lost``) and raises ``Missing``."""
-        try:
-            return await self.store.load(self.table)
-        except Missing:
-            self.lost()
-            raise
+        return await self._unless_lost(self.store.load(self.table))
 
     async def command_seq(self, command: str) -> int | None:
-        """The seq ``command`` committed as, if it did; a table no longer stored ends the hub (``lost``) and
-        raises ``Missing``."""
+        """The seq ``command`` committed as, if it did; a table no longer stored ends the hub and raises ``Missing``."""
+        return await self._unless_lost(self.store.command_seq(self.table, command))
+
+    async def _unless_lost(self, read: Awaitable[_T]) -> _T:
+        """``read`` from the store; ``Missing`` (the table expired) ends the hub (``lost``) on its way up."""
         try:
-            return await self.store.command_seq(self.table, command)
+            return await read
         except Missing:
             self.lost()
             raise
