@@ -388,6 +388,9 @@ class Fanout:
                 except BaseException as exc:
                     pending.set_exception(exc)
                     pending.exception()  # mark retrieved: waiters re-raise it
+                    # the traceback holds this frame: without the future in it, no cycle keeps the caller's
+                    # connection alive until the (relaxed) cyclic collector runs
+                    del pending
                     raise
                 else:
                     pending.set_result(hub)
