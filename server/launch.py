@@ -26,6 +26,8 @@ class ServerProcess:
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     tied: bool = False  # SIGTERM it when the thread that starts it ends (see ``die_with_parent``)
+    cwd: Path = ROOT  # (the checkout: ``-m server.cli`` runs this checkout's server unless ``env`` says otherwise)
+    env: dict[str, str] | None = None
 
     @property
     def url(self) -> str:
@@ -53,7 +55,7 @@ class ServerProcess:
         args = [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port), *self.args]
         with self.log_path.open("ab") as log:
             tie = die_with_parent if self.tied else None
-            self.process = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=log, preexec_fn=tie)
+            self.process = subprocess.Popen(args, cwd=self.cwd, env=self.env, stdout=log, stderr=log, preexec_fn=tie)
         return offset
 
     def _listening(self, offset: int, deadline: float) -> bool:
