@@ -18,6 +18,7 @@ from engine.spook.board import LOCATIONS, ROOMS
 from engine.spook.cards import DECK, QUEEN, TRAPS, is_ghost
 from engine.spook.events import HuntAbandoned, SpookEvent
 from engine.spook.state import SpookOptions, SpookState
+from tests.engine.playouts import Resumed
 from tests.engine.refusal import assert_refused
 from tests.engine.spook.helpers import census, make_state
 
@@ -69,19 +70,6 @@ def midgame(seats: int, seed: int, open_hands: bool) -> SpookState:
     )
 
 
-class _Resume:
-    """``GAME``, except that ``setup`` hands back a prepared state, so ``random_playout`` plays on from it."""
-
-    def __init__(self, state: SpookState) -> None:
-        self.state = state
-
-    def setup(self, *args: Any) -> SpookState:
-        return self.state
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(GAME, name)
-
-
 def playout(
     seats: int, seed: int, open_hands: bool, from_midgame: bool, on_step: Any
 ) -> tuple[bytes, SpookState, list[tuple[int, Any]]]:
@@ -89,7 +77,7 @@ def playout(
     options = SpookOptions(open_hands=open_hands)
     start = midgame(seats, seed, open_hands) if from_midgame else GAME.setup(seats, seed_from_int(seed), options, "t")
     first = GAME.encode_state(start)
-    game: Any = _Resume(start)
+    game: Any = Resumed(GAME, start)
     state, log = random_playout(game, seats, seed_from_int(seed), random.Random(seed), on_step=on_step)
     return first, state, log
 
