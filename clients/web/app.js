@@ -83,6 +83,7 @@ function drawPage() {
   const log = app.querySelector(".log-lines");
   const follow = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
   const scrollTop = log ? log.scrollTop : 0;
+  const boardLeft = app.querySelector(".board")?.scrollLeft ?? null; // a phone's wide board, scrolled sideways
   if (!state.renderer) {
     app.replaceChildren(h("p", { class: "loading" }, t("conn.connecting")));
     return;
@@ -92,7 +93,16 @@ function drawPage() {
   document.body.dataset.screen = "table";
   const newLog = app.querySelector(".log-lines");
   if (newLog) newLog.scrollTop = follow ? newLog.scrollHeight : scrollTop;
+  const board = app.querySelector(".board");
+  if (board) board.scrollLeft = boardLeft ?? ownPlace(board);
   tickDeadlines();
+}
+
+/** How far to scroll a phone's wide board, drawn for the first time, to show the player's own house or pawn. */
+function ownPlace(board) {
+  const mine = board.querySelector("svg .mine")?.getBoundingClientRect();
+  const box = board.getBoundingClientRect();
+  return mine ? mine.left - box.left - (box.width - mine.width) / 2 : 0;
 }
 
 function tickDeadlines() {

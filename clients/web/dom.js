@@ -136,11 +136,16 @@ export function fit(el, width) {
   return el;
 }
 
-/** Shrink the font of every text marked by ``fit`` under ``root`` that is wider than its room. */
+/** Narrow the letters of every text marked by ``fit`` under ``root`` that is wider than its room, down to ``SQUEEZE``
+ * of their width, then shrink its font for the rest: narrower letters keep a phone's words tall enough to read. */
+const SQUEEZE = 0.8;
 export function fitTexts(root) {
   for (const el of root.querySelectorAll("text[data-fit]")) {
     const room = Number(el.dataset.fit);
-    const width = el.getComputedTextLength();
-    if (width > room) el.style.fontSize = `${(parseFloat(getComputedStyle(el).fontSize) * room) / width}px`;
+    const width = el.getComputedTextLength(); // 0 when not shown
+    if (width <= room) continue;
+    if (width * SQUEEZE > room) el.style.fontSize = `${(parseFloat(getComputedStyle(el).fontSize) * room) / (width * SQUEEZE)}px`;
+    el.setAttribute("textLength", String(room));
+    el.setAttribute("lengthAdjust", "spacingAndGlyphs");
   }
 }

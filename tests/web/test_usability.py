@@ -18,15 +18,55 @@ from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_t
 
 FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
 BOARD_CHOICES = f"svg.mansion-board {CHOICES}"
+# Ghost at Home: a piece on the board (first in the page) or a card in the hand to pick before a target on the board
+PICKABLE = "svg.gah-board .piece.pickable, #hand .gcard-chip.pickable"
+OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"  # the page's sideways scroll
+# Each game's board on a phone: its places to tap (as large as the drawing makes them) and the words a player reads
+# on it (names, numbers, counts; not the cards' corner marks)
+PHONE_BOARDS = {
+    "mansion": (
+        "svg.mansion-board :is(.room, .section, .seance)[data-action]",
+        ".room-name, .room-empty, .seance-name, .section-letter, .rotate-title, .rotate-button text, .decks, "
+        ".pawn text",
+    ),
+    "spook": (
+        "svg.spook-board .place[data-action]",
+        ".room-number, .room-caption, .place-name, .wing-label, .info-line, .queen-value, .pile-title, .pile-count",
+    ),
+    "ghost-at-home": (
+        "svg.gah-board :is(.space, .floor)[data-action]",
+        ".house-name, .floor-number, .house-facts, .picked-count, .strip-title, .strip-count",
+    ),
+}
+# The smallest of ``words`` on ``board`` as seen: [its font size and its box's height in CSS px on the screen, its text]
+SMALLEST_WORDS = """([board, words]) => {
+    const svg = document.querySelector(board);
+    return [...svg.querySelectorAll(words)].filter((t) => t.getComputedTextLength() > 0).map((t) => {
+        const m = t.getScreenCTM();
+        const scale = Math.hypot(m.a, m.b); // CSS px a unit, turned or not
+        return [parseFloat(getComputedStyle(t).fontSize) * scale, t.getBBox().height * scale, t.textContent];
+    }).sort((a, b) => a[0] - b[0])[0];
+}"""
+NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+# Elements, but the drawing inside a board's own box, that stick out of the screen at the left or the right
+STICKING_OUT = """() => [...document.querySelectorAll('body *')].filter((e) => !e.closest('.board svg')).filter((e) => {
+    const b = e.getBoundingClientRect();
+    return b.width && (b.left < -0.5 || b.right > document.documentElement.clientWidth + 0.5);
+}).map((e) => e.outerHTML.slice(0, 80))"""
 
 
-async def until_a_choice_on_the_board(page: Any) -> None:
-    """Click the page's button choices (a round's first decision may be the Hitchhiking Ghosts' direction, a
-    button) until a choice on the Call of the Spirits board is offered."""
+async def until_a_choice_on_the_board(page: Any, targets: str = BOARD_CHOICES) -> None:
+    """Click the page's choices (a round's first decision may be the Hitchhiking Ghosts' direction, a button; a
+    Ghost at Home card is picked in the hand before its place on the board) until ``targets``, choices on the board
+    (by default the Call of the Spirits board's), are offered."""
     for _ in range(20):
         await page.wait_for_selector(CHOICES)
-        if await page.locator(BOARD_CHOICES).count():
+        if await page.locator(targets).count():
             return
+        if await page.locator(PICKABLE).count():
+            await page.locator(PICKABLE).first.click()
+            await page.wait_for_selector("#hand .gcard-chip.picked")  # a local pick: nothing sent
+            continue
         acts = await page.get_attribute("body", "data-acts")
         await page.locator(CHOICES).first.click()
         await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
@@ -164,7 +204,7 @@ async def test_every_choice_can_be_reached_and_seen_from_the_keyboard(page: Any)
 async def test_a_phone_sized_screen(page: Any, phone: Any) -> None:
     """At 375×667 nothing is wider than the screen: the top bar, the lobby's list of open tables, the table's
     head, the final scores."""
-    overflow = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    overflow = OVERFLOW
     await create_table(page, "ghost-at-home", 4)  # an open table for the phone's list
     await phone.reload()
     await phone.wait_for_selector("#open-tables tr[data-table]")
@@ -181,6 +221,42 @@ async def test_a_phone_sized_screen(page: Any, phone: Any) -> None:
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375, box
     await screenshot(phone, "phone-game-over")
     assert await phone.evaluate(overflow) <= 0
+
+
+@pytest.mark.parametrize("game", PHONE_BOARDS)
+async def test_a_phone_plays_on_the_board(phone: Any, game: str) -> None:
+    """At 375×667 the board is no thumbnail: it takes the screen's width (a wide map keeps a larger size and
+    scrolls in its own box, the player's own house or pawn in view first), its words are at least 10 px on the
+    screen in English and in French, the place a finger taps is at least 40 px across and the tap plays it;
+    nothing sticks out of the screen."""
+    targets, words = PHONE_BOARDS[game]
+    board = targets.split(" ")[0]
+    await phone.set_checked("#create-form input[name=bots]", True)
+    await create_table(phone, game, 1 if game == "spook" else 2)
+    await phone.click("#start:not([disabled])")
+    await until_a_choice_on_the_board(phone, targets)
+    mine = await phone.locator(f"{board} .mine").first.bounding_box()  # the player's house or pawn: in view first
+    assert mine["x"] >= 0 and mine["x"] + mine["width"] <= 375, mine
+    for lang in ("fr", "en"):
+        await phone.select_option("#lang", lang)
+        await phone.wait_for_function(f"document.documentElement.lang === {lang!r}")
+        await phone.evaluate(NEXT_FRAME)  # the page drawn again in that language
+        svg = await phone.locator(board).bounding_box()
+        box = await phone.locator(".board").bounding_box()
+        assert svg["width"] >= 340 and box["x"] >= 0 and box["x"] + box["width"] <= 375, (svg, box)
+        size, height, text = await phone.evaluate(SMALLEST_WORDS, [board, words])
+        assert size >= 10 and height >= 11, (lang, size, height, text)
+        assert await phone.evaluate(OVERFLOW) <= 0, lang
+        assert not await phone.evaluate(STICKING_OUT), lang
+        await phone.locator(".board").scroll_into_view_if_needed()
+        await screenshot(phone, f"phone-{game}-{lang}")
+    target = phone.locator(targets).first
+    await target.scroll_into_view_if_needed()
+    tap = await target.bounding_box()
+    assert min(tap["width"], tap["height"]) >= 40, tap
+    acts = await phone.get_attribute("body", "data-acts")
+    await target.tap()
+    await phone.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
 
 
 async def test_svg_labels_stay_in_their_boxes(page: Any) -> None:

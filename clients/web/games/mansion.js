@@ -225,7 +225,8 @@ function seanceRoom(ctx) {
     "g",
     { class: "seance" },
     s("circle", { cx: C, cy: C, r: R_SEANCE, class: "seance-bg" }),
-    fit(s("text", { class: "seance-name", x: C, y: C - 42, "text-anchor": "middle" }, ctx.t("mansion.seance")), 2 * Math.sqrt(R_SEANCE ** 2 - 58 ** 2)), // the circle's width at the text's top
+    // the full name, and a phone's short one (the page's style shows one): the circle's width at the text's top
+    ["full", "short"].map((size) => fit(s("text", { class: `seance-name ${size}`, x: C, y: C - 42, "text-anchor": "middle" }, ctx.t(`mansion.seance${size === "short" ? "_short" : ""}`)), 2 * Math.sqrt(R_SEANCE ** 2 - 58 ** 2))),
   );
   const here = seatsAt(v, SEANCE);
   here.forEach((seat, i) => {
@@ -238,19 +239,20 @@ function seanceRoom(ctx) {
   return room;
 }
 
-/** The rotate choices, in the board's top corners: turn the hallway 1–3 slots either way. */
+/** The rotate choices, in the board's top corners: turn the hallway 1–3 slots either way.  The buttons are as
+ * large as the corners allow (a finger's target on a phone); the title runs from the board's edge inwards. */
 function rotateControls(ctx, hall, angle) {
   const v = ctx.view;
   const groups = [];
-  for (const [sign, x, arrow] of [
-    [-1, 22, "↺"],
-    [1, 830, "↻"],
+  for (const [sign, x, arrow, edge] of [
+    [-1, 22, "↺", "start"],
+    [1, 782, "↻", "end"],
   ]) {
     const group = s(
       "g",
       { class: "rotate-controls" },
-      s("text", { class: "rotate-title", x: x + 74, y: 34, "text-anchor": "middle" }, ctx.t("mansion.rotate")),
-      s("text", { class: "rotate-arrow", x: x + 74, y: 76, "text-anchor": "middle" }, arrow),
+      fit(s("text", { class: "rotate-title", x: edge === "start" ? x : x + 196, y: 34, "text-anchor": edge }, ctx.t("mansion.rotate")), 340),
+      s("text", { class: "rotate-arrow", x: x + 98, y: 76, "text-anchor": "middle" }, arrow),
     );
     let any = false;
     for (let k = 1; k <= 3; k++) {
@@ -258,12 +260,12 @@ function rotateControls(ctx, hall, angle) {
       const rotate = find(ctx, "rotate", (a) => a.r === r);
       if (!rotate) continue;
       any = true;
-      const bx = x + (k - 1) * 52;
+      const bx = x + (k - 1) * 68;
       const button = s(
         "g",
-        { class: "rotate-button", transform: `translate(${bx} 92)` },
-        s("rect", { width: 44, height: 36, rx: 8 }),
-        s("text", { x: 22, y: 18, "text-anchor": "middle", dy: "0.35em" }, `${sign > 0 ? "+" : "−"}${k}`),
+        { class: "rotate-button", transform: `translate(${bx} 88)` },
+        s("rect", { width: 60, height: 48, rx: 8 }),
+        s("text", { x: 30, y: 24, "text-anchor": "middle", dy: "0.35em" }, `${sign > 0 ? "+" : "−"}${k}`),
       );
       button.addEventListener("mouseenter", () => (hall.style.transform = `rotate(${angle + sign * k * SLOT}deg)`));
       button.addEventListener("mouseleave", () => (hall.style.transform = `rotate(${angle}deg)`));
@@ -319,8 +321,9 @@ function board(ctx) {
     requestAnimationFrame(() => requestAnimationFrame(() => (hall.style.transform = `rotate(${angle}deg)`)));
   }
   svg.append(
-    s("text", { class: "decks", x: 30, y: 962 }, ctx.t("mansion.decks", { ghosts: v.ghost_deck, haunts: v.haunt_deck })),
-    s("text", { class: "decks", x: 970, y: 962, "text-anchor": "end" }, ctx.t("mansion.events_left", { count: v.events_left })),
+    // one above the other in the bottom-left corner, where a phone's larger words still fit
+    fit(s("text", { class: "decks", x: 30, y: 942 }, ctx.t("mansion.events_left", { count: v.events_left })), 940),
+    fit(s("text", { class: "decks", x: 30, y: 974 }, ctx.t("mansion.decks", { ghosts: v.ghost_deck, haunts: v.haunt_deck })), 940),
   );
   return svg;
 }

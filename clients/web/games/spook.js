@@ -268,7 +268,8 @@ function infoBox(ctx) {
   const queenHere = v.rooms.includes(queen) || v.staircase.includes(queen);
   group.append(
     svgCard(ctx, queen, r.x + r.w - 78, r.y + 14, 56, queenHere ? "" : "faded"),
-    fit(s("text", { class: "queen-value", x: r.x + r.w - 50, y: r.y + r.h - 14, "text-anchor": "middle" }, queenHere ? ctx.t("spook.queen_worth", { value: v.queen_value }) : ctx.t("spook.queen_hidden")), 88),
+    // under the Queen, flush with her right edge: room for a phone's larger words
+    fit(s("text", { class: "queen-value", x: r.x + r.w - 22, y: r.y + r.h - 14, "text-anchor": "end" }, queenHere ? ctx.t("spook.queen_worth", { value: v.queen_value }) : ctx.t("spook.queen_hidden")), 200),
   );
   return group;
 }

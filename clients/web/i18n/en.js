@@ -112,6 +112,7 @@ export default {
   "mansion.room.library": "Library",
   "mansion.room.music_room": "Music Room",
   "mansion.seance": "Séance Room",
+  "mansion.seance_short": "Séance",
   "mansion.hallway": "Endless Hallway",
   "mansion.section": "Hallway section {name}",
   "mansion.ghosts": "Hitchhiking Ghosts",

@@ -112,6 +112,7 @@ export default {
   "mansion.room.library": "Bibliothèque",
   "mansion.room.music_room": "Salle de musique",
   "mansion.seance": "Salle de spiritisme",
+  "mansion.seance_short": "Spiritisme",
   "mansion.hallway": "Couloir sans fin",
   "mansion.section": "Section {name} du couloir",
   "mansion.ghosts": "Fantômes auto-stoppeurs",
