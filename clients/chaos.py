@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ import redis.asyncio as aioredis
 from clients.bots.base import Strategy
 from clients.leaks import LeakChecker
 from clients.loadtest import LoadBot, Plan, Stats, TableSlot, add_table_arguments, died, plan_from_args, watchdog
+from clients.progress import Progress
 from clients.sdk import Client, ConnectionLost, ServerError
 from protocol.messages import Accepted, Events, Rejected, ServerMsg, Snapshot
 from server.app import raise_open_files, relax_gc
@@ -52,7 +54,6 @@ from server.launch import ServerProcess
 from server.store import Store
 from server.verify import verify_table
 
-QUIET_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
 # A request that met the chaos (its server died, its store restarted): the table is given up before its start.
 _SETUP_FAILURES = (ServerError, ConnectionLost, TimeoutError, OSError)
 
@@ -260,22 +261,24 @@ async def _drop(slots: list[ChaosSlot], ledger: Ledger, every: float, seed: int)
             ledger.dropped += 1
 
 
-async def _progress(stats: Stats, ledger: Ledger, slots: list[ChaosSlot], started: float, duration: float) -> None:
-    """A line on stderr: rewritten every second on a terminal, else printed every ``QUIET_EVERY`` seconds."""
-    live = sys.stderr.isatty()
-    every = 1.0 if live else QUIET_EVERY
+def _progress(
+    stats: Stats, ledger: Ledger, slots: list[ChaosSlot], started: float, duration: float
+) -> Callable[[float], str]:
+    """What the progress line says: the games, the actions and their rate, the harm done, errors, leaks."""
     last = 0
-    while True:
-        await asyncio.sleep(every)
-        rate, last = (stats.actions - last) / every, stats.actions
+
+    def describe(seconds: float) -> str:
+        nonlocal last
+        rate, last = (stats.actions - last) / seconds, stats.actions
         reconnects = stats.reconnects + sum(c.reconnects for slot in slots for c in slot.clients)
-        line = (
+        return (
             f"{time.monotonic() - started:5.0f}/{duration:.0f}s  games {len(ledger.completed)}/{len(ledger.started)}"
             f"  actions {stats.actions} ({rate:.0f}/s)  kills {ledger.kills}  redis {ledger.redis_restarts}"
             f"  drops {ledger.dropped}  reconnects {reconnects}  errors {sum(stats.errors.values())}"
             f"  leaks {stats.leaks}"
         )
-        print(f"\r\x1b[K{line}" if live else line, end="" if live else "\n", file=sys.stderr, flush=True)
+
+    return describe
 
 
 async def audit(url: str, ledger: Ledger) -> dict[str, Any]:
@@ -337,8 +340,9 @@ async def _chaos(
         asyncio.create_task(_drop(slots, ledger, harm.drop_every, plan.seed)),
         asyncio.create_task(watchdog(slots, plan.game_timeout)),
     ]
+    shown = Progress()
     if progress:
-        helpers.append(asyncio.create_task(_progress(stats, ledger, slots, started, duration)))
+        helpers.append(asyncio.create_task(shown.run(_progress(stats, ledger, slots, started, duration))))
     harming = asyncio.create_task(_harm(cluster, slots, ledger, harm, started + duration - 2.0, plan.seed))
     await asyncio.sleep(duration)
     stop.set()  # no new games: the running ones get ``grace`` seconds to finish
@@ -352,8 +356,8 @@ async def _chaos(
     for task in [*late, *helpers]:
         task.cancel()
     crashed = died(await asyncio.gather(*runners, *helpers, return_exceptions=True))
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+    if progress:
+        shown.end()
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
     checked = await audit(cluster.url, ledger)
     report: dict[str, Any] = {

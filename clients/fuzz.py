@@ -40,6 +40,7 @@ import redis.asyncio as aioredis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from clients.progress import Progress
 from engine.registry import get_game
 from server.launch import ServerProcess
 from server.store import key
@@ -62,15 +63,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rss-late-slack", type=float, default=8.0, help="MiB it may grow in the run's second half (default: 8)"
     )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress line on stderr (live on a terminal, else every 10 s)"
+    )
     parser.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
 
 
 def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    plan = Run(args.seconds, args.workers, seed, progress=not args.quiet)
     if args.url is not None:
-        report = asyncio.run(_fuzz(args.url, args.redis_url, args.server_log, args.seconds, args.workers, seed))
+        report = asyncio.run(_fuzz(args.url, args.redis_url, args.server_log, plan))
     else:
-        report = _spawned(args.seconds, args.workers, seed)
+        report = _spawned(plan)
     report.update(memory_verdict(report["rss_before"], report.pop("rss_samples"), args.rss_slack, args.rss_late_slack))
     report["ok"] = (
         report["server_alive"]
@@ -96,7 +101,7 @@ def memory_verdict(before: int, samples: list[int], slack: float, late_slack: fl
     }
 
 
-def _spawned(seconds: float, workers: int, seed: int) -> dict[str, Any]:
+def _spawned(run: Run) -> dict[str, Any]:
     from server.embedded import EmbeddedValkey
 
     with tempfile.TemporaryDirectory(prefix="hauntd-fuzz-") as tmp:
@@ -109,7 +114,7 @@ def _spawned(seconds: float, workers: int, seed: int) -> dict[str, Any]:
         )
         try:
             server.start()
-            report = asyncio.run(_fuzz(server.url, valkey.url, server.log_path, seconds, workers, seed))
+            report = asyncio.run(_fuzz(server.url, valkey.url, server.log_path, run))
             process = server.process
             report["server_alive"] = report["server_alive"] and process is not None and process.poll() is None
             return report
@@ -465,9 +470,18 @@ def unhandled(log_path: Path | None, offset: int = 0) -> list[str]:
     return found
 
 
-async def _fuzz(
-    url: str, redis_url: str | None, log_path: Path | None, seconds: float, workers: int, seed: int
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Run:
+    """What ``hauntd fuzz`` was asked for: how long, how many attacker connections, the seed of their frames."""
+
+    seconds: float
+    workers: int
+    seed: int
+    progress: bool = True
+
+
+async def _fuzz(url: str, redis_url: str | None, log_path: Path | None, run: Run) -> dict[str, Any]:
+    seconds, workers, seed = run.seconds, run.workers, run.seed
     http_base = "http" + url.removeprefix("ws")
     store = aioredis.Redis.from_url(redis_url) if redis_url else None
     stats = Stats()
@@ -497,7 +511,21 @@ async def _fuzz(
                 await asyncio.sleep(min(left, seconds / 10))
                 samples.append(await asyncio.to_thread(_rss, http_base))
 
+        def describe(_every: float) -> str:
+            elapsed = time.monotonic() - started
+            rss = f"  rss {samples[-1] / 2**20:.1f} MiB" if samples else ""
+            return (
+                f"{elapsed:5.0f}/{seconds:.0f}s  frames {stats.frames} ({stats.frames / elapsed:.0f}/s)"
+                f"  tables {stats.tables}  replays {stats.replays}  violations {len(stats.violations)}{rss}"
+            )
+
+        shown = Progress()
+        helpers = [asyncio.create_task(shown.run(describe))] if run.progress else []
         await asyncio.gather(sample(), *(drive(w) for w in team))
+        for task in helpers:
+            task.cancel()
+        if helpers:
+            shown.end()
         duration = time.monotonic() - started
         for worker in team:
             if worker.ws is not None:

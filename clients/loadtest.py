@@ -17,7 +17,6 @@ import json
 import os
 import random
 import signal
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -30,6 +29,7 @@ from clients.bots.base import Strategy, get_strategy, strategy_names
 from clients.bots.runner import HARMLESS, SeatBot
 from clients.echo import echo_rate, echo_server
 from clients.leaks import LeakChecker
+from clients.progress import Progress
 from clients.sdk import Client, ConnectionLost, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg
@@ -302,27 +302,23 @@ async def watchdog(slots: Sequence[TableSlot], limit: float) -> None:
             slot.watch(limit)
 
 
-async def _progress(stats: Stats, started: float, duration: float, show: bool, live: bool, watched: Watched) -> None:
-    """Each second: the processes' memory (so ``server_rss_mb`` is a peak), and with ``show`` a progress line."""
+async def _progress(stats: Stats, started: float, duration: float, shown: Progress | None, watched: Watched) -> None:
+    """Each second: the processes' memory (so ``server_rss_mb`` is a peak), and when ``shown`` a progress line."""
     last_actions, last_t = 0, time.perf_counter()
     while True:
         await asyncio.sleep(1.0)
         watched.sample()
-        if not show:
+        if shown is None:
             continue
         now = time.perf_counter()
         rate = (stats.actions - last_actions) / (now - last_t)
         last_actions, last_t = stats.actions, now
         recent = _percentiles(stats.latency[-2000:])
-        line = (
+        shown.show(
             f"{now - started:5.0f}/{duration:.0f}s  conns {stats.connections}  games {stats.games}  "
             f"actions {stats.actions} ({rate:.0f}/s)  p50 {recent['p50']:.1f}ms p99 {recent['p99']:.1f}ms  "
             f"errors {sum(stats.errors.values())}  leaks {stats.leaks}"
         )
-        if live:
-            print(f"\r\x1b[K{line}", end="", file=sys.stderr, flush=True)
-        else:
-            print(line, file=sys.stderr, flush=True)
 
 
 def died(ended: Iterable[object]) -> Counter[str]:
@@ -347,18 +343,19 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     stop = asyncio.Event()
     runners = [asyncio.create_task(slot.run(stop)) for slot in slots]
     runners.append(asyncio.create_task(watchdog(slots, plan.game_timeout)))
-    live = sys.stderr.isatty()
+    line = Progress(every=1.0)  # (shown by ``_progress``, which samples memory each second anyway)
+    shown = line if progress or line.live else None  # --progress, or a terminal
     started = time.perf_counter()
     stats.recording = True
     watched.start()
-    ticker = asyncio.create_task(_progress(stats, started, duration, progress or live, live, watched))
+    ticker = asyncio.create_task(_progress(stats, started, duration, shown, watched))
     await asyncio.sleep(duration)
     stats.recording = False
     elapsed = time.perf_counter() - started
     cpu = watched.cpu_seconds()
     watched.sample()
-    if live:
-        print(file=sys.stderr)
+    if shown is not None:
+        shown.end()
     peak_connections = stats.connections
     stop.set()
     for task in [*runners, ticker]:
