@@ -47,6 +47,12 @@ SMALLEST_WORDS = """([board, words]) => {
         return [parseFloat(getComputedStyle(t).fontSize) * scale, t.getBBox().height * scale, t.textContent];
     }).sort((a, b) => a[0] - b[0])[0];
 }"""
+# Spook's room captions ("Ace room", "Chapel") running into the place of the room's ghost card (its top right corner,
+# 54 units wide, 12 from the edge): [caption, its right end, where the card begins], in the board's units
+CAPTIONS_UNDER_A_CARD = """() => [...document.querySelectorAll('svg.spook-board .room-caption')].map((t) => {
+    const room = t.parentNode.querySelector('.place-bg').getBBox(), b = t.getBBox();
+    return [t.textContent, b.x + b.width, room.x + room.width - 54 - 12];
+}).filter(([, end, card]) => end > card)"""
 NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 # Elements, but the drawing inside a board's own box, that stick out of the screen at the left or the right
 STICKING_OUT = """() => [...document.querySelectorAll('body *')].filter((e) => !e.closest('.board svg')).filter((e) => {
@@ -248,6 +254,7 @@ async def test_a_phone_plays_on_the_board(phone: Any, game: str) -> None:
         assert size >= 10 and height >= 11, (lang, size, height, text)
         assert await phone.evaluate(OVERFLOW) <= 0, lang
         assert not await phone.evaluate(STICKING_OUT), lang
+        assert not await phone.evaluate(CAPTIONS_UNDER_A_CARD), lang
         await phone.locator(".board").scroll_into_view_if_needed()
         await screenshot(phone, f"phone-{game}-{lang}")
     target = phone.locator(targets).first

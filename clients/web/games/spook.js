@@ -212,17 +212,18 @@ function locationCell(ctx, place, mover) {
   if (place === "staircase") {
     for (let i = 1; i < 9; i++) group.append(s("line", { class: "step", x1: r.x + 10, x2: r.x + r.w - 10, y1: r.y + (r.h * i) / 9, y2: r.y + (r.h * i) / 9 }));
   }
+  const w = place === "staircase" ? 46 : 54; // a ghost card's width (a room's sits in its top right corner)
   if (isRoom) {
     group.append(s("text", { class: "room-number", x: r.x + 12, y: r.y + 34 }, place === "1" ? ctx.t("spook.rank.A") : place));
     if (place === "1" || place === "10") {
-      group.append(s("text", { class: "room-caption", x: r.x + 13, y: r.y + 52 }, ctx.t(place === "1" ? "spook.ace_room" : "spook.chapel")));
+      // kept left of the ghost card's place: a phone's larger words (and French) would run under the card
+      group.append(fit(s("text", { class: "room-caption", x: r.x + 13, y: r.y + 52 }, ctx.t(place === "1" ? "spook.ace_room" : "spook.chapel")), r.w - w - 12 - 13 - 6));
     }
   } else {
     group.append(s("text", { class: "place-name", x: r.x + 12, y: r.y + 28 }, ctx.t(`spook.title.${place}`)));
   }
   if (v.omen === place) group.append(omenPiece(ctx, r.x + 30, r.y + (place === "10" ? 80 : 68)));
   const ghosts = isRoom ? (ghost ? [ghost] : []) : place === "staircase" ? v.staircase : [];
-  const w = place === "staircase" ? 46 : 54;
   ghosts.forEach((card, i) => {
     const x = place === "staircase" ? r.x + 16 + (i % 3) * 50 : r.x + r.w - w - 12;
     const y = place === "staircase" ? r.y + 40 + Math.floor(i / 3) * 76 : r.y + 12;
