@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -39,9 +40,10 @@ from protocol.messages import SeatInfo
 # state, so it is logged without a traceback (``log_failure``) and the client is told to send again.
 STORE_DOWN = (RedisConnectionError, RedisTimeoutError, BusyLoadingError)
 
-OPEN_TABLES = "hauntd:open"  # sorted set of public lobby tables (score: creation time); a hint, re-checked
+OPEN_TABLES = "hauntd:open"  # sorted set of public lobby tables (score: its last change); a hint, re-checked
 DUE = "hauntd:due"  # sorted set of tables by their earliest deadline (see server/schedule.py)
-TABLE_TTL = 7 * 24 * 3600  # seconds a table outlives its last change
+TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
+LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
 
 
 def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
@@ -304,7 +306,7 @@ class Store:
         """Store a new table at ``seq`` 0: ``(table, True)``; None when the id is already taken.  A ``command``
         (stored hashed: it is a client's secret) that made a table before gets ``(that table, False)``."""
         keys = [key(table)] if command is None else [key(table), create_key(command)]
-        created = await self._create(keys=keys, args=[encode(meta), TABLE_TTL, table])
+        created = await self._create(keys=keys, args=[encode(meta), LOBBY_TTL, table])
         if created == 0:
             return None
         made, fresh = (table, True) if created == 1 else (bytes(created).decode(), False)
@@ -347,7 +349,7 @@ class Store:
             channel(table),
             self.origin if local else "",
             1 if local else 0,
-            TABLE_TTL,
+            LOBBY_TTL if meta.status == "lobby" else TABLE_TTL,
         ]
         due = meta.due()
         if meta.scheduled:
@@ -401,18 +403,24 @@ class Store:
         return data or b""
 
     async def set_open(self, table: str, meta: TableMeta) -> None:
-        """Keep the open-table index in step with a lobby change (a hint: ``open_tables`` re-checks).  A private
-        table is never in it."""
+        """Keep the open-table index in step with a lobby change (a hint: ``open_tables`` re-checks), scored by
+        the time of the change.  A private table is never in it."""
         if meta.private:
             return
         if meta.status == "lobby" and None in meta.names:
-            await self.redis.zadd(OPEN_TABLES, {table: meta.created})
+            await self.redis.zadd(OPEN_TABLES, {table: time.time()})
         else:
             await self.redis.zrem(OPEN_TABLES, table)
 
     async def open_tables(self, limit: int = 200) -> list[tuple[str, int, TableMeta]]:
-        """Public lobby tables with a free seat, oldest first; drops stale index entries."""
-        ids = [i.decode() for i in await self.redis.zrange(OPEN_TABLES, 0, limit - 1)]
+        """Public lobby tables with a free seat, the most lately changed first: tables people are gathering at
+        come before those left waiting, which sink out of the ``limit`` and expire (``LOBBY_TTL``: their index
+        entries go then too, so the index stays as small as the lobby).  Drops stale index entries."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(OPEN_TABLES, "-inf", time.time() - LOBBY_TTL)
+            pipe.zrevrange(OPEN_TABLES, 0, limit - 1)
+            _, listed = await pipe.execute()
+        ids = [i.decode() for i in listed]
         if not ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:

@@ -1,7 +1,8 @@
 """A table that expires under a live hub (its keys gone from the store while followers are attached): every
 command about it answers ``not_found`` (never ``internal``), the hub is dropped, its followers are told with an
 ``error`` ``not_found`` naming the table, and no log line carries a traceback.  Expiry is simulated by deleting
-the table's keys with a plain Redis client; the store's ``TABLE_TTL`` does the same a week after the last change."""
+the table's keys with a plain Redis client; the store's ``TABLE_TTL`` does the same a week after the last change
+(``LOBBY_TTL``, a day, before the start)."""
 
 from __future__ import annotations
 

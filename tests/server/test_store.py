@@ -1,14 +1,20 @@
 """The store's group commit: many commits in one pipeline, each still its own compare-and-set; a store that lost
-its scripts (a restart, ``SCRIPT FLUSH``) gets them back without a commit being lost or applied twice."""
+its scripts (a restart, ``SCRIPT FLUSH``) gets them back without a commit being lost or applied twice.  How long
+tables live, and the lobby's index of open tables."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 
+import msgspec
 import redis.asyncio as aioredis
 
 from server.store import (
+    LOBBY_TTL,
+    OPEN_TABLES,
+    TABLE_TTL,
     Batch,
     Conflict,
     Notice,
@@ -18,6 +24,8 @@ from server.store import (
     decode_batch,
     decode_notice,
     encode,
+    key,
+    log_key,
 )
 
 
@@ -103,4 +111,44 @@ async def test_a_notice_goes_out_only_to_other_listening_processes(store_url: st
         await mine.aclose()  # type: ignore[no-untyped-call]
         await other.aclose()  # type: ignore[no-untyped-call]
         await client.delete(*(f"{{t:{table}}}{suffix}" for suffix in ("", ":log", ":cmd")))
+        await client.aclose()
+
+
+async def test_a_lobby_nobody_comes_back_to_expires_in_a_day_a_game_in_a_week(store_url: str) -> None:
+    client = aioredis.Redis.from_url(store_url)
+    store = Store(client)
+    table = secrets.token_hex(4)
+    try:
+        assert await store.create(table, meta())
+        assert 0 < await client.ttl(key(table)) <= LOBBY_TTL
+        waiting = msgspec.structs.replace(meta(), names=["ada", None])
+        await store.commit(table, 0, waiting, None, Batch(seq=1, at=0.0))  # a join: still a lobby
+        assert 0 < await client.ttl(key(table)) <= LOBBY_TTL
+        playing = msgspec.structs.replace(waiting, status="playing")
+        await store.commit(table, 1, playing, b"state", Batch(seq=2, at=0.0))
+        assert LOBBY_TTL < await client.ttl(key(table)) <= TABLE_TTL
+        assert LOBBY_TTL < await client.ttl(log_key(table)) <= TABLE_TTL
+    finally:
+        await client.delete(key(table), log_key(table))
+        await client.aclose()
+
+
+async def test_the_lobby_lists_the_latest_changed_first_and_forgets_the_expired(store_url: str) -> None:
+    """Listed oldest first, tables left waiting (a day at most) would hide every new one past the first 200."""
+    client = aioredis.Redis.from_url(store_url)
+    store = Store(client)
+    first, second, gone = (secrets.token_hex(4) for _ in range(3))
+    try:
+        for table in (first, second):
+            assert await store.create(table, msgspec.structs.replace(meta(), created=time.time()))
+        await client.zadd(OPEN_TABLES, {gone: time.time() - LOBBY_TTL - 1})  # an entry its table outlived
+        listed = [table for table, _, _ in await store.open_tables()]
+        assert listed.index(second) < listed.index(first)
+        await store.set_open(first, (await store.load(first)).meta)  # a change at the first: a join, say
+        listed = [table for table, _, _ in await store.open_tables()]
+        assert listed.index(first) < listed.index(second)
+        assert await client.zscore(OPEN_TABLES, gone) is None
+    finally:
+        await client.zrem(OPEN_TABLES, first, second)
+        await client.delete(key(first), key(second))
         await client.aclose()
