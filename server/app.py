@@ -48,6 +48,7 @@ class Settings:
     away_grace: float = 2.0
     allowed_origins: tuple[str, ...] = ()  # browser Origins allowed to connect (empty: any)
     max_connections_per_ip: int = 256  # 0: no cap
+    tables_per_minute: float = 30.0  # new tables one client address may create a minute (0: no cap)
     limit_loopback: bool = False  # count loopback clients against the cap too
     idle_timeout: float = 300.0  # seconds without a client message before the connection is closed (0: never)
     web_root: Path = http.WEB_ROOT
@@ -72,6 +73,7 @@ class App:
             max_per_ip=settings.max_connections_per_ip,
             limit_loopback=settings.limit_loopback,
             idle=settings.idle_timeout or None,
+            tables_per_minute=settings.tables_per_minute,
         )
         self._welcome_games = [
             GameInfo(name=g.name, title=g.title, min_seats=g.min_seats, max_seats=g.max_seats) for g in games().values()
@@ -82,6 +84,7 @@ class App:
             burst=settings.burst,
             max_tables_per_connection=settings.max_tables,
             idle_seconds=settings.idle_timeout or None,
+            tables_per_minute=settings.tables_per_minute or None,
         )
 
     def welcome(self, ref: str | None) -> Welcome:

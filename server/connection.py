@@ -44,6 +44,7 @@ from protocol.messages import (
     Tables,
     Watch,
 )
+from server.guard import TokenBucket, host_of
 from server.hub import Hub
 from server.service import seat_of, token_digest
 from server.store import Missing, log_failure
@@ -60,24 +61,6 @@ class _Close(tuple[int, str]):
 
 _TOO_LARGE = _Close((1009, "too_large"))
 _VERSION = _Close((1002, "version"))
-
-
-class TokenBucket:
-    """``rate`` messages per second on average, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, float(burst)
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
 
 
 class Connection:
@@ -324,6 +307,9 @@ class Connection:
             self.reply(Pong(time=time.time(), ref=msg.ref))
         elif isinstance(msg, Create):
             self._check_limit()
+            if not self.app.guard.may_create(host_of(self.ws)):
+                per_minute = self.app.guard.tables_per_minute
+                raise ProtocolError(Code.RATE_LIMITED, f"at most {per_minute:g} new tables a minute from one address")
             table = await service.create(msg)
             self.created += 1
             self.reply(Created(table=table, ref=msg.ref))

@@ -1,8 +1,11 @@
-"""Who may hold a connection, and for how long.
+"""Who may hold a connection, for how long, and how much one client address may ask for.
 
 * A cap on simultaneous WebSocket connections per client address: a handshake past it is refused with HTTP 429.
   Loopback addresses are exempt unless told otherwise: local tools (the load tester opens thousands) and a
   reverse proxy connect from there, and behind a proxy the cap belongs in the proxy.
+* A budget of new tables per client address (``tables_per_minute``, the same exemption): a table lives on in the
+  store after its creator left (a day in the lobby), so without it one client reconnecting in a loop could fill
+  the store and the lobby.  Past it a ``create`` is refused ``rate_limited``.
 * The idle cut-off: a connection that sends no message for ``idle`` seconds is closed with code 4408 (``idle``).
   WebSocket pings do not count: they prove the socket is alive, not that anyone uses it.
 
@@ -34,6 +37,36 @@ log = structlog.get_logger("hauntd.guard")
 IDLE_CLOSE = 4408  # WebSocket close code for a connection idle too long (4000–4999: the application's own)
 
 
+_BUCKETS = 4096  # addresses whose table budgets are kept before the full ones are forgotten
+
+
+class TokenBucket:
+    """``rate`` messages per second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def full(self, now: float) -> bool:
+        return self.tokens + (now - self.stamp) * self.rate >= self.burst
+
+
+def host_of(ws: ServerConnection) -> str | None:
+    """The client's address (None for a Unix socket)."""
+    address = ws.remote_address
+    return address[0] if isinstance(address, tuple) else None
+
+
 def _is_loopback(host: str) -> bool:
     try:
         address = ipaddress.ip_address(host)
@@ -45,22 +78,30 @@ def _is_loopback(host: str) -> bool:
 
 class Guard:
     def __init__(
-        self, metrics: Metrics, *, max_per_ip: int, limit_loopback: bool = False, idle: float | None = None
+        self,
+        metrics: Metrics,
+        *,
+        max_per_ip: int,
+        limit_loopback: bool = False,
+        idle: float | None = None,
+        tables_per_minute: float = 0.0,
     ) -> None:
         self.metrics = metrics
         self.max_per_ip = max_per_ip  # 0: no cap
         self.limit_loopback = limit_loopback
         self.idle = idle  # None: never
+        self.tables_per_minute = tables_per_minute  # 0: no cap
         self.per_ip: Counter[str] = Counter()
+        self.creates: dict[str, TokenBucket] = {}
+        self.pruned = 0.0  # when ``creates`` last lost its full budgets
         self.live: set[Connection] = set()
         self._sweeper: asyncio.Task[None] | None = None
 
     # -- connections per address -------------------------------------------------------------------------
     def admit(self, ws: ServerConnection) -> Response | None:
         """None to go on with the WebSocket handshake, or the refusal to send instead."""
-        address = ws.remote_address
-        host = address[0] if isinstance(address, tuple) else None
-        if host is None or not self.max_per_ip or (_is_loopback(host) and not self.limit_loopback):
+        host = host_of(ws)
+        if host is None or not self.max_per_ip or self._exempt(host):
             return None
         if self.per_ip[host] >= self.max_per_ip:
             self.metrics.refused.labels("per_ip").inc()
@@ -74,6 +115,27 @@ class Guard:
         self.per_ip[host] -= 1
         if self.per_ip[host] <= 0:
             del self.per_ip[host]
+
+    def _exempt(self, host: str) -> bool:
+        return _is_loopback(host) and not self.limit_loopback
+
+    # -- new tables per address --------------------------------------------------------------------------
+    def may_create(self, host: str | None) -> bool:
+        """Whether a client at ``host`` may create a table now: ``tables_per_minute`` at once, then one every
+        ``60 / tables_per_minute`` seconds.  Only addresses that used some of their budget lately are kept."""
+        if host is None or not self.tables_per_minute or self._exempt(host):
+            return True
+        bucket = self.creates.get(host)
+        if bucket is None:
+            now = time.monotonic()
+            if len(self.creates) >= _BUCKETS and now - self.pruned >= 1.0:  # (at most once a second: a walk)
+                self.creates = {h: b for h, b in self.creates.items() if not b.full(now)}
+                self.pruned = now
+            bucket = self.creates[host] = TokenBucket(self.tables_per_minute / 60, max(1, int(self.tables_per_minute)))
+        if bucket.take():
+            return True
+        log.warning("create_refused", peer=host, limit=self.tables_per_minute)
+        return False
 
     # -- idle connections --------------------------------------------------------------------------------
     async def start(self) -> None:

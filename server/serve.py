@@ -66,9 +66,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: %(default)s; 0 = no cap; loopback is exempt unless --limit-loopback)",
     )
     parser.add_argument(
+        "--tables-per-minute",
+        type=float,
+        default=defaults.tables_per_minute,
+        help="new tables one client address may create a minute (as many at once, then one every 60/N s); past "
+        "it a create is refused rate_limited (default: %(default)s; 0 = no cap; loopback is exempt unless "
+        "--limit-loopback)",
+    )
+    parser.add_argument(
         "--limit-loopback",
         action="store_true",
-        help="apply --max-connections-per-ip to loopback clients too (exempt by default: local tools, proxies)",
+        help="apply --max-connections-per-ip and --tables-per-minute to loopback clients too (exempt by default: "
+        "local tools, proxies)",
     )
     parser.add_argument(
         "--idle-timeout",
@@ -113,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         away_grace=args.away_grace,
         allowed_origins=tuple(args.allowed_origin),
         max_connections_per_ip=args.max_connections_per_ip,
+        tables_per_minute=args.tables_per_minute,
         limit_loopback=args.limit_loopback,
         idle_timeout=args.idle_timeout,
     )

@@ -109,6 +109,7 @@ async def test_welcome_and_ping(net: Net) -> None:
         "burst": 100,
         "max_tables_per_connection": 32,
         "idle_seconds": 300.0,
+        "tables_per_minute": 30.0,
     }
     before = time.time()
     pong = await client.request({"type": "ping", "ref": "p1"})

@@ -169,6 +169,29 @@ async def test_connections_per_address_are_capped_with_429(start_server: ServerF
     assert unhandled(capped.log_path) == []
 
 
+async def test_new_tables_per_address_are_budgeted(start_server: ServerFactory) -> None:
+    """A table outlives its creator (a day in the lobby): one address reconnecting in a loop may not fill the store
+    and the lobby.  The budget is per address, not per connection, and loopback is exempt by default."""
+    capped = start_server("--tables-per-minute", "3", "--limit-loopback")
+    first = await raw(capped.url)
+    codes = [(await ask(first, {"type": "create", "game": "spook", "seats": 1})).get("code") for _ in range(3)]
+    assert codes == [None, None, None]
+    refused = await ask(first, {"type": "create", "game": "spook", "seats": 1, "ref": "c4"})
+    assert (refused["code"], refused["ref"]) == (Code.RATE_LIMITED, "c4")
+    assert "at most 3 new tables a minute" in refused["message"]
+    await first.close()
+    again = await raw(capped.url)  # a new connection from the same address: the same budget
+    assert (await ask(again, {"type": "create", "game": "spook", "seats": 1}))["code"] == Code.RATE_LIMITED
+    assert (await ask(again, {"type": "list"}))["type"] == "tables"  # anything else goes on
+    await again.close()
+    exempt = start_server("--tables-per-minute", "1")
+    ws = await raw(exempt.url)
+    for _ in range(3):
+        assert (await ask(ws, {"type": "create", "game": "spook", "seats": 1}))["type"] == "created"
+    await ws.close()
+    assert unhandled(capped.log_path) == []
+
+
 async def test_idle_connections_are_closed_with_4408(start_server: ServerFactory) -> None:
     server = start_server("--idle-timeout", "0.8")
     quiet, chatty = await raw(server.url), await raw(server.url)
