@@ -99,7 +99,7 @@ export default {
   "error.bad_option": "These table settings are refused: {message}",
   "error.connection_lost": "The connection to the server was lost.",
   "error.unavailable": "The server does not answer.",
-  "error.rate_limited": "Too many messages at once: wait a moment.",
+  "error.rate_limited": "Too many requests at once: wait a moment.",
   "error.busy": "The table was busy: try again.",
   "error.internal": "The server had a problem: try again.",
   "error.limit": "This page follows too many tables at once: reload it.",

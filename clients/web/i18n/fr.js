@@ -99,7 +99,7 @@ export default {
   "error.bad_option": "Réglages de table refusés : {message}",
   "error.connection_lost": "La connexion au serveur a été perdue.",
   "error.unavailable": "Le serveur ne répond pas.",
-  "error.rate_limited": "Trop de messages d'un coup : patientez un instant.",
+  "error.rate_limited": "Trop de demandes d'un coup : patientez un instant.",
   "error.busy": "La table était occupée : réessayez.",
   "error.internal": "Le serveur a eu un problème : réessayez.",
   "error.limit": "Cette page suit trop de tables à la fois : rechargez-la.",
