@@ -101,7 +101,7 @@ def memory_verdict(before: int, samples: list[int], slack: float, late_slack: fl
     }
 
 
-def _spawned(run: Run) -> dict[str, Any]:
+def _spawned(plan: Run) -> dict[str, Any]:
     from server.embedded import EmbeddedValkey
 
     with tempfile.TemporaryDirectory(prefix="hauntd-fuzz-") as tmp:
@@ -114,7 +114,7 @@ def _spawned(run: Run) -> dict[str, Any]:
         )
         try:
             server.start()
-            report = asyncio.run(_fuzz(server.url, valkey.url, server.log_path, run))
+            report = asyncio.run(_fuzz(server.url, valkey.url, server.log_path, plan))
             process = server.process
             report["server_alive"] = report["server_alive"] and process is not None and process.poll() is None
             return report
@@ -480,8 +480,8 @@ class Run:
     progress: bool = True
 
 
-async def _fuzz(url: str, redis_url: str | None, log_path: Path | None, run: Run) -> dict[str, Any]:
-    seconds, workers, seed = run.seconds, run.workers, run.seed
+async def _fuzz(url: str, redis_url: str | None, log_path: Path | None, plan: Run) -> dict[str, Any]:
+    seconds, workers, seed = plan.seconds, plan.workers, plan.seed
     http_base = "http" + url.removeprefix("ws")
     store = aioredis.Redis.from_url(redis_url) if redis_url else None
     stats = Stats()
@@ -520,7 +520,7 @@ async def _fuzz(url: str, redis_url: str | None, log_path: Path | None, run: Run
             )
 
         shown = Progress()
-        helpers = [asyncio.create_task(shown.run(describe))] if run.progress else []
+        helpers = [asyncio.create_task(shown.run(describe))] if plan.progress else []
         await asyncio.gather(sample(), *(drive(w) for w in team))
         for task in helpers:
             task.cancel()

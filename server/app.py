@@ -49,7 +49,7 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()  # browser Origins allowed to connect (empty: any)
     max_connections_per_ip: int = 256  # 0: no cap
     tables_per_minute: float = 30.0  # new tables one client address may create a minute (0: no cap)
-    limit_loopback: bool = False  # count loopback clients against the cap too
+    limit_loopback: bool = False  # count loopback clients against both caps above too
     idle_timeout: float = 300.0  # seconds without a client message before the connection is closed (0: never)
     web_root: Path = http.WEB_ROOT
 

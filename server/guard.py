@@ -41,7 +41,7 @@ _BUCKETS = 4096  # addresses whose table budgets are kept before the full ones a
 
 
 class TokenBucket:
-    """``rate`` messages per second on average, ``burst`` at once."""
+    """``rate`` a second on average (messages, tables …), ``burst`` at once."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate, self.burst = rate, float(burst)
