@@ -6,7 +6,7 @@ from collections import Counter
 import msgspec
 import pytest
 
-from engine.fairness import commitment, verify
+from engine.fairness import commitment, derive_seed, verify
 from engine.rng import Rng, seed_from_int
 
 
@@ -46,3 +46,13 @@ def test_commitment_verifies_only_the_right_seed_and_table() -> None:
     assert verify(seed.hex(), "t1", published)
     assert not verify(seed.hex(), "t2", published)
     assert not verify(seed_from_int(12).hex(), "t1", published)
+
+
+def test_the_seed_is_derived_from_the_secret_and_every_nonce_as_documented() -> None:
+    secret = seed_from_int(13)
+    nonces = ["ab", "", "été"]
+    framed = b"".join(len(n.encode()).to_bytes(4, "big") + n.encode() for n in nonces)
+    assert derive_seed(secret, nonces) == hashlib.sha256(b"hauntd/seed/v1\x00" + secret + framed).digest()
+    # every input counts, and the length prefixes keep nonces from running into each other
+    others = [(seed_from_int(14), nonces), (secret, ["ab", "", "éte"]), (secret, ["a", "b", "été"]), (secret, ["ab"])]
+    assert len({derive_seed(secret, nonces), *(derive_seed(s, n) for s, n in others)}) == 5
