@@ -106,9 +106,12 @@ class ConnectionLost(ConnectionError):
 
 @dataclass
 class Seat:
+    """A seat held: its token (the proof it is ours) and the nonce sent for it (checked at the end, M30)."""
+
     table: str
     seat: int
     token: str
+    nonce: str = ""
 
 
 def to_builtins(value: Any) -> Any:
@@ -395,13 +398,15 @@ class Client:
         reply: Tables = await self._expect(ListTables(game=game), Tables)
         return reply.tables
 
-    async def join(self, table: str, name: str, seat: int | None = None) -> Seat:
-        """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator."""
+    async def join(self, table: str, name: str, seat: int | None = None, *, nonce: str | None = None) -> Seat:
+        """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator.  ``nonce`` is
+        this seat's share of the game's seed (M30): by default 16 fresh random bytes in hex."""
+        nonce = secrets.token_hex(16) if nonce is None else nonce
         with self._following(table):
             # this client's own token: a join sent again gets the seat it holds, not a second one
-            msg = Join(table=table, name=name, seat=seat, token=secrets.token_urlsafe(16))
+            msg = Join(table=table, name=name, seat=seat, token=secrets.token_urlsafe(16), nonce=nonce)
             reply: Joined = await self._expect(msg, Joined)
-        held = Seat(reply.table, reply.seat, reply.token)
+        held = Seat(reply.table, reply.seat, reply.token, nonce)
         self.seats[table] = held
         return held
 

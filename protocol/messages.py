@@ -27,6 +27,8 @@ Token = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 # A client's own secret (a seat token, a create's id): at least 128 bits, e.g. 16 random bytes in URL-safe base64.
 Secret = Annotated[str, msgspec.Meta(min_length=22, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 Seq = Annotated[int, msgspec.Meta(ge=0)]
+# A player's own randomness for the table's seed (M30), e.g. 16 random bytes in hex; revealed at the end.
+Nonce = Annotated[str, msgspec.Meta(max_length=64)]
 
 
 class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
@@ -69,12 +71,13 @@ class ListTables(ClientMessage, tag="list"):
 class Join(ClientMessage, tag="join"):
     """Take a seat (``seat`` or the first free one) before the game starts.  With ``token`` (a secret of the
     client's) the seat is held by that token instead of one the server draws, and a join sent again answers
-    with the seat the token already holds."""
+    with the seat the token already holds.  ``nonce``: the player's share of the seed (M30; none: ``""``)."""
 
     table: TableId
     name: Name
     seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
     token: Secret | None = None
+    nonce: Nonce = ""
 
 
 class Leave(ClientMessage, tag="leave"):
@@ -261,7 +264,8 @@ class Events(ServerMessage, tag="events"):
 
 class Snapshot(ServerMessage, tag="snapshot"):
     """The whole table as your audience may see it, as of ``seq``; ``seat`` is absent for a spectator,
-    ``view`` until the game starts."""
+    ``view`` until the game starts.  ``secret_commitment`` (from the creation on) commits to the table's secret,
+    ``commitment`` (from the start on) to the seed derived from it and the seats' nonces (M30)."""
 
     table: str
     game: str
@@ -271,6 +275,7 @@ class Snapshot(ServerMessage, tag="snapshot"):
     private: bool = False
     seat: int | None = None
     commitment: str | None = None
+    secret_commitment: str | None = None
     turn_seconds: float | None = None
     view: Any = None
     prompts: list[PromptInfo] = []
@@ -279,12 +284,16 @@ class Snapshot(ServerMessage, tag="snapshot"):
 
 
 class GameOver(ServerMessage, tag="game_over"):
-    """Final scores, winners, every hidden value revealed, and the seed matching ``commitment`` (M30)."""
+    """Final scores, winners, every hidden value revealed, and the seed matching ``commitment`` (M30); the
+    table's ``secret`` (hex, matching the snapshots' ``secret_commitment``) and every seat's ``nonces``, from
+    which the seed was derived (absent for a table made before seeds were derived)."""
 
     table: str
     seq: int
     commitment: str
     result: Any
+    secret: str | None = None
+    nonces: list[str] | None = None
 
 
 class Pong(ServerMessage, tag="pong"):

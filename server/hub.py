@@ -317,6 +317,7 @@ class Hub:
                 private=meta.private,
                 seat=audience,
                 commitment=meta.commitment,
+                secret_commitment=meta.secret_commitment,
                 turn_seconds=meta.turn_seconds,
                 view=self.game.view(self.state, audience) if self.state is not None else None,
                 prompts=self._prompts(),
@@ -327,8 +328,16 @@ class Hub:
 
     def _game_over_frame(self) -> bytes:
         result = self.game.result(self.state) if self.state is not None else None
+        meta = self.meta  # the seed's inputs are revealed with it, now that the game is over (M30)
         return codec.encode(
-            GameOver(table=self.table, seq=self.seq, commitment=self.meta.commitment or "", result=result)
+            GameOver(
+                table=self.table,
+                seq=self.seq,
+                commitment=meta.commitment or "",
+                result=result,
+                secret=meta.secret,
+                nonces=meta.nonces or None,
+            )
         )
 
 

@@ -21,7 +21,7 @@ import msgspec
 import structlog
 
 from engine.contract import Game, IllegalAction, Prompt
-from engine.fairness import commitment
+from engine.fairness import commitment, derive_seed
 from engine.registry import games, get_game
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Act, Create, Join, TableInfo
@@ -148,6 +148,7 @@ class TableService:
         problem = _options_problem(msg.game, msg.seats, msgspec.json.encode(msg.options))
         if problem is not None:
             raise ProtocolError(Code.BAD_OPTION, problem)
+        secret = secrets.token_bytes(32)  # the server's share of the seed (M30), never shown before the end
         meta = TableMeta(
             game=msg.game,
             seats=msg.seats,
@@ -158,9 +159,13 @@ class TableService:
             names=[f"bot-{seat}" if seat < msg.bots else None for seat in range(msg.seats)],
             tokens=[None] * msg.seats,
             bots=dict.fromkeys(range(msg.bots), msg.bot_strategy),
+            secret=secret.hex(),
+            nonces=[secrets.token_hex(16) if seat < msg.bots else "" for seat in range(msg.seats)],
         )
         while True:  # a private table's id is its only key: as unguessable as a seat token (128 bits)
-            made = await self.store.create(secrets.token_urlsafe(16 if msg.private else 6), meta, msg.cmd)
+            table = secrets.token_urlsafe(16 if msg.private else 6)
+            published = msgspec.structs.replace(meta, secret_commitment=commitment(secret, table))
+            made = await self.store.create(table, published, msg.cmd)
             if made is not None:
                 break
         table, fresh = made
@@ -209,9 +214,7 @@ class TableService:
                 seat = meta.names.index(None)
             else:
                 raise ProtocolError(Code.TABLE_FULL, "every seat is taken")
-            names, tokens = list(meta.names), list(meta.tokens)
-            names[seat], tokens[seat] = msg.name, digest
-            new = msgspec.structs.replace(meta, names=names, tokens=tokens)
+            new = meta.seated(seat, msg.name, digest, msg.nonce)
             chosen[:] = [seat]
             return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
@@ -226,10 +229,7 @@ class TableService:
         def build(record: Record) -> Change:
             meta = record.meta
             _lobby_only(meta)
-            seat = seat_of(meta, token)
-            names, tokens = list(meta.names), list(meta.tokens)
-            names[seat] = tokens[seat] = None
-            new = msgspec.structs.replace(meta, names=names, tokens=tokens)
+            new = meta.seated(seat_of(meta, token), None, None)
             return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
         seq = await self._change(hub, build)
@@ -240,7 +240,6 @@ class TableService:
         """Deal the game (any seated player may, once every seat is taken) and publish the seed commitment.
         A start sent again with the same ``cmd`` and token gets the seq it committed as (the command key names
         the token, as an action's names its seat: another token reusing the ``cmd`` is told ``already_started``)."""
-        seed = secrets.token_bytes(32)
 
         def build(record: Record) -> Change:
             meta = record.meta
@@ -249,6 +248,7 @@ class TableService:
             if None in meta.names:
                 raise ProtocolError(Code.NOT_STARTED, "every seat must be taken first")
             game = get_game(meta.game)
+            seed = _seed(meta)
             try:
                 state = game.setup(meta.seats, seed, game.decode_options(meta.options), hub.table)
             except IllegalAction as exc:
@@ -415,6 +415,14 @@ class TableService:
             pass  # gone since (expired): the hub has told its followers
         except Exception as exc:  # committed all the same: the resync delivers it once the store answers
             log_failure(log, "fanout_deferred", exc, table=hub.table, seq=seq)
+
+
+def _seed(meta: TableMeta) -> bytes:
+    """The game's seed (M30): derived from the table's secret and every seat's nonce; drawn here for a table
+    made before seeds were derived (it has no secret)."""
+    if meta.secret is None:
+        return secrets.token_bytes(32)
+    return derive_seed(bytes.fromhex(meta.secret), meta.nonces)
 
 
 def _lobby_only(meta: TableMeta) -> None:

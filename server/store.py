@@ -78,7 +78,10 @@ def channel(table: str) -> str:
 class TableMeta(msgspec.Struct, kw_only=True):
     """Everything about a table except the game state.  ``tokens`` are SHA-256 hex digests of seat tokens;
     ``bots`` maps a server-run seat to its strategy; ``away`` lists the seats that let a deadline pass;
-    ``deadlines`` holds, per prompted seat, when the server decides for it."""
+    ``deadlines`` holds, per prompted seat, when the server decides for it.  ``secret`` (hex, drawn at creation,
+    revealed only at the end) and ``nonces`` (each seat's, sent at join) make the seed (M30,
+    ``engine.fairness.derive_seed``); ``secret_commitment`` is published from the creation on.  A table made
+    before seeds were derived has neither (its seed was drawn at the start)."""
 
     game: str
     seats: int
@@ -93,9 +96,20 @@ class TableMeta(msgspec.Struct, kw_only=True):
     deadlines: dict[int, float] = {}
     bots: dict[int, str] = {}
     away: list[int] = []
+    secret: str | None = None
+    secret_commitment: str | None = None
+    nonces: list[str] = []
 
     def seat_infos(self) -> list[SeatInfo]:
         return [SeatInfo(seat=i, name=n, bot=i in self.bots, away=i in self.away) for i, n in enumerate(self.names)]
+
+    def seated(self, seat: int, name: str | None, token: str | None, nonce: str = "") -> TableMeta:
+        """This record with ``seat`` taken (its name, token digest and nonce) or given back (None, None, "")."""
+        names, tokens, nonces = list(self.names), list(self.tokens), list(self.nonces)
+        names[seat], tokens[seat] = name, token
+        if nonces:  # (none at a table made before seeds were derived)
+            nonces[seat] = nonce
+        return msgspec.structs.replace(self, names=names, tokens=tokens, nonces=nonces)
 
     @property
     def scheduled(self) -> bool:

@@ -78,6 +78,7 @@ SERVER_MESSAGES: dict[str, Shape] = {
         {
             "seat": INT,
             "commitment": STR,
+            "secret_commitment": STR,
             "view": ANY,
             "prompts": LIST,
             "legal": LIST,
@@ -86,7 +87,7 @@ SERVER_MESSAGES: dict[str, Shape] = {
             "turn_seconds": NUM,
         },
     ),
-    "game_over": ({"table": STR, "seq": INT, "commitment": STR, "result": OBJ}, {}),
+    "game_over": ({"table": STR, "seq": INT, "commitment": STR, "result": OBJ}, {"secret": STR, "nonces": LIST}),
     "pong": ({"time": NUM}, {"ref": STR}),
     "error": ({"code": STR, "message": STR}, {"ref": STR, "table": STR}),
 }
@@ -188,6 +189,17 @@ def check_frame(msg: Any) -> None:
         seed = bytes.fromhex(result["seed"])
         if hashlib.sha256(seed + msg["table"].encode()).hexdigest() != msg["commitment"]:
             raise ProtocolViolation(f"game_over: the seed does not match the commitment: {msg!r}")
+        if "secret" in msg and derived_seed(msg["secret"], msg["nonces"]) != seed:
+            raise ProtocolViolation(f"game_over: the seed is not derived from the secret and nonces: {msg!r}")
+
+
+def derived_seed(secret: str, nonces: list[str]) -> bytes:
+    """The seed as the document derives it ("Checking a game"): SHA-256 of the tag, the secret, then each
+    nonce in seat order, its UTF-8 length in 4 big-endian bytes before it."""
+    data = b"hauntd/seed/v1\x00" + bytes.fromhex(secret)
+    for nonce in nonces:
+        data += len(nonce.encode()).to_bytes(4, "big") + nonce.encode()
+    return hashlib.sha256(data).digest()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -211,6 +223,8 @@ class TableTrack:
     frames: list[dict[str, Any]] = field(default_factory=list)  # every events applied (for the tests to read)
     game_over: dict[str, Any] | None = None
     commitment: str | None = None
+    secret_commitment: str | None = None  # as every snapshot carries it from the lobby on
+    nonce: str | None = None  # the one this connection sent with its join
     catching_up: bool = False  # between a resume / watch with last_seq and its snapshot
 
     def owes(self) -> bool:
@@ -279,6 +293,9 @@ class TableTrack:
         if self.commitment is not None and msg.get("commitment", self.commitment) != self.commitment:
             raise ProtocolViolation(f"the commitment changed: {msg!r}")
         self.commitment = msg.get("commitment", self.commitment)
+        if self.secret_commitment is not None and msg.get("secret_commitment") != self.secret_commitment:
+            raise ProtocolViolation(f"the secret commitment changed: {msg!r}")
+        self.secret_commitment = msg.get("secret_commitment")
         self.from_snapshot = seq > self.last or self.from_snapshot
         self.last = seq
         self.synced = True
@@ -299,6 +316,12 @@ class TableTrack:
             raise ProtocolViolation(f"game_over before an events with status over: {msg!r}")
         if self.commitment is not None and msg["commitment"] != self.commitment:
             raise ProtocolViolation(f"game_over commitment is not the start's: {msg!r}")
+        if self.secret_commitment is not None:
+            opened = hashlib.sha256(bytes.fromhex(msg["secret"]) + self.table.encode()).hexdigest()
+            if opened != self.secret_commitment:
+                raise ProtocolViolation(f"game_over secret does not match the lobby's commitment: {msg!r}")
+            if self.seat is not None and self.nonce is not None and msg["nonces"][self.seat] != self.nonce:
+                raise ProtocolViolation(f"game_over nonces do not hold ours ({self.nonce}): {msg!r}")
         self.game_over = msg
 
 
@@ -476,8 +499,11 @@ class RawClient:
         return reply["table"]  # type: ignore[no-any-return]
 
     async def join(self, table: str, name: str, **extra: Any) -> dict[str, Any]:
+        """Take a seat, with a fresh nonce of our own unless ``extra`` gives one."""
+        extra.setdefault("nonce", secrets.token_hex(16))
         reply = await self.request({"type": "join", "table": table, "name": name, **extra})
         assert reply["type"] == "joined", reply
+        self.track(table).nonce = extra["nonce"]
         await self.wait_for("snapshot", table=table)
         return reply
 
