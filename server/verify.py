@@ -4,6 +4,9 @@ A table's log (``server/store.py``) holds every committed update with the full e
 Once the game is over its result reveals the shuffle seed; verifying a table then checks that
 
 * the seed matches the commitment published at the start (SHA-256 of seed and table id);
+* the table's secret matches the commitment published at its creation, and the seed is the one derived from
+  that secret and every seat's nonce (``engine.fairness.derive_seed``), so nobody chose it alone (a table made
+  before seeds were derived has no secret: its seed was drawn at the start);
 * dealing the game again from that seed, with the table's seats and options, and applying every logged action
   in ``seq`` order, by the logged seat, produces exactly the logged events (byte for byte), update after update;
 * the state so reached is exactly the stored final state, and the log has no hole.
@@ -25,10 +28,11 @@ import msgspec
 import redis.asyncio as aioredis
 
 from engine.contract import Game, IllegalAction
-from engine.fairness import verify as seed_matches
+from engine.fairness import derive_seed
+from engine.fairness import verify as matches_commitment
 from engine.registry import get_game
 from server.app import env_redis_url
-from server.store import NO_ACTION, NO_EVENTS, Batch, Missing, Record, Store, encode
+from server.store import NO_ACTION, NO_EVENTS, Batch, Missing, Record, Store, TableMeta, encode
 
 
 @dataclass
@@ -61,8 +65,12 @@ def replay(table: str, record: Record, batches: list[Batch]) -> Verdict:
     if result is None or record.meta.commitment is None:
         problems.append("the stored state has no result, or the table no commitment")
         return verdict
-    if not seed_matches(result.seed, table, record.meta.commitment):
+    if not matches_commitment(result.seed, table, record.meta.commitment):
         problems.append("the revealed seed does not match the commitment published at the start")
+        return verdict
+    problem = _seed_inputs_problem(table, record.meta, result.seed)
+    if problem is not None:
+        problems.append(problem)
         return verdict
     state = game.setup(record.meta.seats, bytes.fromhex(result.seed), game.decode_options(record.meta.options), table)
     started = False
@@ -84,6 +92,17 @@ def replay(table: str, record: Record, batches: list[Batch]) -> Verdict:
         if game.encode_state(state) != record.state:
             problems.append("replaying the log does not reach the stored final state")
     return verdict
+
+
+def _seed_inputs_problem(table: str, meta: TableMeta, seed_hex: str) -> str | None:
+    """What is wrong with the seed's inputs (M30), if anything; nothing to check without a secret."""
+    if meta.secret is None:
+        return None
+    if meta.secret_commitment is None or not matches_commitment(meta.secret, table, meta.secret_commitment):
+        return "the revealed secret does not match the commitment published at the table's creation"
+    if derive_seed(bytes.fromhex(meta.secret), meta.nonces).hex() != seed_hex:
+        return "the seed is not the one derived from the table's secret and the seats' nonces"
+    return None
 
 
 def _replay_one(game: Game[Any, Any, Any], state: Any, batch: Batch, seat: int) -> str | None:

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import json
+import random
+import secrets
 import subprocess
 import sys
+import time
+from typing import Any
 
 import msgspec
 import pytest
+import redis
 import redis.asyncio as aioredis
 
+from clients.sdk import Client
+from engine.fairness import commitment
+from protocol.messages import Snapshot
 from server.launch import ROOT
-from server.store import Batch, Record, Store, encode
+from server.store import Batch, Record, Store, TableMeta, encode, key
 from server.verify import Verdict, replay, verify_table
 from tests.server.conftest import ServerProcess
-from tests.server.players import close, play, seat_players
+from tests.server.players import Player, close, play, seat_players
 
 
 @pytest.fixture
@@ -100,3 +108,62 @@ async def test_a_game_still_played_is_not_verified_yet(server: ServerProcess, st
     finally:
         await client.aclose()
     assert not verdict.ok and verdict.problems == ["the game is playing: its seed is revealed only at the end"]
+
+
+async def test_a_tampered_secret_or_nonce_is_found(
+    finished: tuple[str, Record, list[Batch]], store_url: str, sync_redis: redis.Redis
+) -> None:
+    """The seed's inputs (M30) as stored are doctored: the secret, a seat's nonce, or a secret picked after the
+    fact together with a commitment to match; verify finds each."""
+    table, record, _ = finished
+    meta = record.meta
+    assert meta.secret is not None and len(meta.nonces) == 4 and "" not in meta.nonces
+    other = secrets.token_hex(32)
+    nonces = [meta.nonces[0], "mine now", *meta.nonces[2:]]
+    wrong_secret = "the revealed secret does not match the commitment published at the table's creation"
+    wrong_seed = "the seed is not the one derived from the table's secret and the seats' nonces"
+    doctored: list[tuple[dict[str, Any], str]] = [
+        ({"secret": other}, wrong_secret),
+        ({"nonces": nonces}, wrong_seed),
+        ({"secret": other, "secret_commitment": commitment(bytes.fromhex(other), table)}, wrong_seed),
+    ]
+    client = aioredis.Redis.from_url(store_url)
+    try:
+        for change, problem in doctored:
+            sync_redis.hset(key(table), "meta", encode(msgspec.structs.replace(meta, **change)))
+            verdict = await verify_table(Store(client), table)
+            assert not verdict.ok and verdict.problems == [problem], change
+        sync_redis.hset(key(table), "meta", encode(meta))
+        assert (await verify_table(Store(client), table)).ok
+    finally:
+        await client.aclose()
+
+
+async def test_a_table_made_before_seeds_were_derived_starts_and_verifies(
+    server: ServerProcess, store_url: str, sync_redis: redis.Redis
+) -> None:
+    """A table created by the server before this change (its record has no secret, no nonces) lives on across an
+    upgrade: it is joined, started with a seed drawn at the start, played and verified as before."""
+    table = "old" + secrets.token_hex(4)
+    meta = TableMeta(game="mansion", seats=2, created=time.time(), names=[None, None], tokens=[None, None])
+    old = {k: v for k, v in msgspec.to_builtins(meta).items() if k not in ("secret", "secret_commitment", "nonces")}
+    sync_redis.hset(key(table), mapping={"seq": 0, "meta": msgspec.msgpack.encode(old)})
+    clients = [Client(server.url) for _ in range(2)]
+    for client in clients:
+        await client.connect()
+        await client.join(table, "P")
+    await clients[0].start(table)
+    players = [Player(c, table, seat, random.Random(seat)) for seat, c in enumerate(clients)]
+    try:
+        await play(players)
+    finally:
+        await close(players)
+    over = players[0].result
+    assert over is not None and over.secret is None and over.nonces is None
+    assert all(m.secret_commitment is None for p in players for m in p.received if isinstance(m, Snapshot))
+    client = aioredis.Redis.from_url(store_url)
+    try:
+        verdict = await verify_table(Store(client), table)
+    finally:
+        await client.aclose()
+    assert verdict.ok, verdict.problems
