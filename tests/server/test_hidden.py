@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
+import urllib.request
 from typing import Any
 
 import msgspec
@@ -14,7 +16,7 @@ from websockets.asyncio.client import connect
 from clients.sdk import Client
 from protocol.messages import Events, GameOver, Snapshot
 from server.hub import decode_events
-from server.store import decode_batch, log_key
+from server.store import decode_batch, decode_meta, key, log_key
 from tests.server.conftest import ServerProcess
 from tests.server.drive import GAME
 from tests.server.players import close, play, seat_players
@@ -117,3 +119,46 @@ async def test_a_seat_given_back_is_no_longer_shown_to_its_old_tokens_other_conn
                 break
         assert "seat" not in frame and not frame.get("legal"), frame  # not seat 0's prompt, legal actions …
         assert frame["view"]["seat"] is None and frame["view"]["haunt"] == [None, None]  # … nor its Haunt cards
+
+
+async def test_the_seed_inputs_stay_hidden_in_the_lobby(server: ServerProcess, sync_redis: redis.Redis) -> None:
+    """Before the end the table's secret is nowhere (frames, error texts, the lobby list, HTTP, the log) and a
+    seat's nonce reaches no other connection; the lobby shows only the commitment to the secret (M30)."""
+
+    async def ask(ws: Any, frames: list[str], **msg: Any) -> dict[str, Any]:
+        await ws.send(json.dumps(msg))
+        while True:
+            frames.append(await asyncio.wait_for(ws.recv(), 5))
+            reply: dict[str, Any] = json.loads(frames[-1])
+            if reply.get("ref") == msg["ref"]:
+                return reply
+
+    nonces = ["ada-" + secrets.token_hex(16), "bo-" + secrets.token_hex(16)]
+    seen: list[list[str]] = [[], [], []]  # what Ada's, Bo's and a spectator's connections received
+    async with connect(server.url) as ada, connect(server.url) as bo, connect(server.url) as spectator:
+        conns = (ada, bo, spectator)
+        for ws, frames in zip(conns, seen, strict=True):
+            await ask(ws, frames, type="hello", version=1, ref="h")
+        table = (await ask(spectator, seen[2], type="create", game="mansion", seats=3, ref="c"))["table"]
+        await ask(spectator, seen[2], type="watch", table=table, ref="w")
+        token = (await ask(ada, seen[0], type="join", table=table, name="Ada", nonce=nonces[0], ref="j"))["token"]
+        await ask(bo, seen[1], type="join", table=table, name="Bo", nonce=nonces[1], ref="j")
+        refused = [
+            await ask(bo, seen[1], type="join", table=table, name="Bo", seat=0, ref="x"),  # taken
+            await ask(ada, seen[0], type="start", table=table, token=token, ref="s"),  # a seat still free
+            await ask(bo, seen[1], type="join", table=table, name="Bo", nonce="n" * 65, ref="y"),  # too long
+        ]
+        assert [r["code"] for r in refused] == ["table_full", "not_started", "bad_field"]
+        await ask(spectator, seen[2], type="list", ref="l")
+        await asyncio.sleep(0.2)  # the updates of the joins
+    meta = decode_meta(sync_redis.hget(key(table), "meta"))
+    assert meta.secret is not None and meta.nonces == [*nonces, ""]
+    lobby = [json.loads(f) for f in seen[2] if '"snapshot"' in f]
+    assert lobby and all(s["secret_commitment"] == meta.secret_commitment for s in lobby)
+    http = [
+        urllib.request.urlopen(f"{server.http}/{path}", timeout=5).read().decode() for path in ("metrics", "healthz")
+    ]
+    everything = "".join(seen[0] + seen[1] + seen[2] + http) + server.log_path.read_text()
+    assert meta.secret not in everything
+    assert nonces[1] not in "".join(seen[0] + seen[2]) and nonces[0] not in "".join(seen[1] + seen[2])
+    assert not any(nonce in server.log_path.read_text() for nonce in nonces)

@@ -10,10 +10,12 @@ Once the game is over its log is replayed from the revealed seed, and each frame
 its seq: every update holds exactly the engine's redaction of its events for the frame's audience, every view and
 list of legal actions is exactly that audience's own (a seat's, or a spectator's), every snapshot names its
 audience, the prompts are the engine's; the seed is in no frame before the last update and matches the commitment
-every snapshot carried; an error's text is the engine's own refusal, the same as on a copy of the table scrambled
+every snapshot carried; the table's secret and every seat's nonce (the seed's inputs, M30) are in no frame but
+the ``game_over`` (a seat's own nonce aside), and every snapshot, the lobby's included, carries the commitment
+to that secret; an error's text is the engine's own refusal, the same as on a copy of the table scrambled
 in what the sender cannot see.  Since the engine's views and redactions do not depend on what they hide (each
 game's property tests), nor does anything a seat or spectator receives, its size included.  No log line holds a
-field other than the few the server logs (never a token, an action, a card or the seed).
+field other than the few the server logs (never a token, an action, a card, the seed, the secret or a nonce).
 """
 
 from __future__ import annotations
@@ -133,7 +135,9 @@ class Cheat:
         await lobby.close()
         for seat in range(self.bots, self.seats):
             self.mains[seat] = main = await tap(self.url, seat)
-            self.tokens[seat] = (await main.ask(type="join", table=self.table, name=f"P{seat}", seat=seat))["token"]
+            nonce = f"{self.rnd.getrandbits(128):032x}"
+            joined = await main.ask(type="join", table=self.table, name=f"P{seat}", seat=seat, nonce=nonce)
+            self.tokens[seat] = joined["token"]
             self.taps.append(main)
         spectator = await tap(self.url, None)
         await spectator.ask(type="watch", table=self.table, last_seq=0)
@@ -232,16 +236,21 @@ def assert_nothing_but_their_own(cheat: Cheat) -> int:
     meta, states, events, seed = replay(cheat.sync_redis, table)
     final = max(states)
     commitment = hashlib.sha256(bytes.fromhex(seed) + table.encode()).hexdigest()
+    assert meta.secret is not None and all(meta.nonces)  # (the cheat's seats sent theirs, the bots' were drawn)
+    secret_commitment = hashlib.sha256(bytes.fromhex(meta.secret) + table.encode()).hexdigest()
     checked = 0
     for t in cheat.taps:
         audience = t.audience
         leaks = LeakChecker(cheat.name, audience)
+        unseen = [meta.secret, *(nonce for seat, nonce in enumerate(meta.nonces) if seat != audience)]
         for frame in t.frames:
             msg = json.loads(frame)
             assert not leaks.check(codec.decode_server(frame)), (audience, frame)
             assert seed not in frame or msg.get("seq") == final, (audience, frame)
+            assert msg["type"] == "game_over" or not any(s in frame for s in unseen), (audience, frame)
             if msg["type"] == "snapshot":
                 assert msg.get("seat") == audience and msg.get("commitment") in (None, commitment), (audience, msg)
+                assert msg["secret_commitment"] == secret_commitment, (audience, msg)
             if msg["type"] not in ("events", "snapshot") or msg["seq"] not in states:
                 continue
             state = game.decode_state(states[msg["seq"]])
@@ -296,8 +305,9 @@ async def test_a_cheating_player_learns_nothing_hidden_from_any_frame(
         for t in cheat.taps:
             await t.close()
     assert assert_nothing_but_their_own(cheat) > 0
-    tokens = set(cheat.tokens.values())
+    meta = decode_meta(sync_redis.hget(key(cheat.table), "meta"))
+    unlogged = {*cheat.tokens.values(), meta.secret or "?", *meta.nonces}
     for line in debug_server.log_path.read_text().splitlines():
         entry = json.loads(line)
         assert set(entry) <= LOG_FIELDS, entry
-        assert not any(token in line for token in tokens)
+        assert not any(s in line for s in unlogged), line
