@@ -4,7 +4,7 @@ import { fitTexts, h, keepFocus } from "./dom.js";
 import { errorText, setLanguage, preferred, t } from "./i18n.js";
 import { rendererFor } from "./games/index.js";
 import { chosenOptions, renderLobby } from "./lobby.js";
-import { Connection, serverUrl } from "./net.js";
+import { Connection, newNonce, serverUrl } from "./net.js";
 import { renderTable } from "./table.js";
 import { TableState } from "./table_state.js";
 
@@ -243,7 +243,9 @@ async function join(id) {
     return;
   }
   try {
-    const joined = await conn.request({ type: "join", table: id, name: playerName() });
+    const nonce = newNonce(); // this seat's share of the seed, revealed with it at the end (M30)
+    const joined = await conn.request({ type: "join", table: id, name: playerName(), nonce });
+    table.nonce = nonce;
     table.seat = joined.seat;
     table.token = joined.token;
     saveSeat(id, joined.seat, joined.token);

@@ -54,6 +54,7 @@ function seatingCard(table, handlers) {
       ),
     ),
     h("p", { class: "muted" }, t("table.share", { id: table.id })),
+    table.secretCommitment ? h("p", { class: "muted commitment" }, t("log.secret_commitment", { commitment: table.secretCommitment })) : null,
     table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,
     table.error ? h("p", { class: "error" }, table.error) : null,
     h(
@@ -138,7 +139,7 @@ function seatsPanel(renderer, ctx, table) {
 /** The log, rebuilt from the sequenced updates in the current language. */
 function logPanel(renderer, ctx, table) {
   const memo = {};
-  const lines = [];
+  const lines = table.seated && table.secretCommitment ? [t("log.secret_commitment", { commitment: table.secretCommitment })] : [];
   let seated = [];
   let away = [];
   for (const entry of table.log) {
@@ -214,6 +215,8 @@ function finalScores(renderer, ctx, table, handlers) {
         ),
       ),
       h("p", { class: "seed" }, t("over.seed", { seed: result.seed })),
+      table.secret ? h("p", { class: "seed derived" }, t("over.derived", { secret: table.secret, nonces: table.nonces.map((n) => n || "—").join(", ") })) : null,
+      table.secret && table.nonce ? h("p", { class: "seed" }, t(table.nonces[table.seat] === table.nonce ? "over.your_nonce" : "over.not_your_nonce", { nonce: table.nonce })) : null,
       h("div", { class: "buttons" }, h("button", { onclick: handlers.closeScores }, t("over.close")), h("button", { class: "primary", onclick: handlers.lobby }, t("table.back"))),
     ),
   );

@@ -17,6 +17,10 @@ export class TableState {
     this.status = "lobby";
     this.private = false;
     this.commitment = null;
+    this.secretCommitment = null; // the table's secret, committed to from its creation on (M30)
+    this.nonce = null; // the one this tab sent when it sat down
+    this.secret = null; // revealed at the end, with every seat's nonce
+    this.nonces = null;
     this.seq = 0; // the last update received
     this.seats = [];
     this.view = null;
@@ -61,6 +65,8 @@ export class TableState {
         return this.onEvents(msg);
       case "game_over":
         this.result = msg.result;
+        this.secret = msg.secret || null;
+        this.nonces = msg.nonces || null;
         this.over();
         return this.stale;
       default:
@@ -73,6 +79,7 @@ export class TableState {
     this.game = msg.game;
     this.private = msg.private || false;
     this.commitment = msg.commitment || null;
+    this.secretCommitment = msg.secret_commitment || null;
     this.seats = msg.seats;
     if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
     if (msg.seq >= this.seq) {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import re
 import signal
 from typing import Any, get_args
 
@@ -21,7 +23,15 @@ from protocol.messages import GameOver
 from server.launch import ServerProcess
 from tests.server.players import close
 from tests.web.conftest import screenshot
-from tests.web.play import assert_final_scores, create_table, exported, play_to_the_end, play_with, seat_sdk_players
+from tests.web.play import (
+    GAME_OVER,
+    assert_final_scores,
+    create_table,
+    exported,
+    play_to_the_end,
+    play_with,
+    seat_sdk_players,
+)
 
 
 def tags(union: Any) -> list[str]:
@@ -39,7 +49,7 @@ async def test_whole_game_against_three_bots(page: Any, server: ServerProcess) -
     assert await page.is_visible("text=Table " + table)
 
     async with Client(server.url, client="web-test-watcher") as watcher:
-        await watcher.watch(table)
+        lobby = await watcher.watch(table)
         ending = asyncio.create_task(game_over(watcher))
         await page.wait_for_selector("#start:not([disabled])")
         await screenshot(page, "seating")
@@ -63,6 +73,11 @@ async def test_whole_game_against_three_bots(page: Any, server: ServerProcess) -
             ending.cancel()
     await screenshot(page, "game-over")
     await assert_final_scores(page, result)
+    # the seed's inputs (M30): the secret shown opens the lobby's commitment, the page found its own nonce
+    shown = await page.inner_text(GAME_OVER)
+    secret = re.search(r"table's secret ([0-9a-f]{64})", shown)
+    assert secret and hashlib.sha256(bytes.fromhex(secret[1]) + table.encode()).hexdigest() == lobby.secret_commitment
+    assert re.search(r"Your nonce [0-9a-f]{32} is among them", shown), shown
     # both ways of choosing were used: the board's targets and the buttons
     assert clicked["board"] >= 5 and clicked["button"] >= 5, clicked
     # the log told the story in words, up to the end

@@ -296,16 +296,22 @@ async def test_svg_labels_stay_in_their_boxes(page: Any) -> None:
 
 
 async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: ServerProcess) -> None:
-    """The final scores say the seed "matches the commitment shown at the start" (M30): the log shows it when
-    the game begins, as the server published it."""
+    """The final scores say the seed "matches the commitment shown at the start" and was derived from the
+    table's secret (M30): the seating shows the secret's commitment before the start, the log shows it and the
+    seed's commitment when the game begins, as the server published them."""
     await page.set_checked("#create-form input[name=bots]", True)
     table = await create_table(page, seats=2)
+    async with Client(server.url, client="web-test-watcher") as watcher:
+        lobby = await watcher.watch(table)
+    assert lobby.status == "lobby" and lobby.secret_commitment
+    await page.wait_for_selector(f".seating .commitment:has-text('{lobby.secret_commitment}')", timeout=5000)
     await page.click("#start:not([disabled])")
     await page.wait_for_selector(CHOICES)
     async with Client(server.url, client="web-test-watcher") as watcher:
         snapshot = await watcher.watch(table)
     assert snapshot.commitment
     await page.wait_for_selector(f"#log li:has-text('{snapshot.commitment}')", timeout=5000)
+    await page.wait_for_selector(f"#log li:has-text('{lobby.secret_commitment}')", timeout=5000)
 
 
 async def test_a_seat_that_let_its_time_run_out_is_told_so(page: Any, server: ServerProcess) -> None:

@@ -72,6 +72,7 @@ export default {
   "log.stood": "{name} leaves seat {n}.",
   "log.started": "The game begins.",
   "log.commitment": "Seed commitment (SHA-256): {commitment}; the seed shown at the end matches it.",
+  "log.secret_commitment": "Table secret commitment (SHA-256): {commitment}; the seed will be derived from that secret and every seated player's nonce.",
   "log.away": "{name} ran out of time: the server decides for them until they act.",
   "log.back": "{name} is back.",
   "log.over": "The game is over.",
@@ -85,6 +86,9 @@ export default {
   "over.winners": "Winner: {names}",
   "over.no_winner": "Nobody wins this time.",
   "over.seed": "Seed {seed} (matches the commitment shown at the start)",
+  "over.derived": "It was derived from the table's secret {secret} (matches the secret commitment shown when you sat down) and the players' nonces: {nonces}.",
+  "over.your_nonce": "Your nonce {nonce} is among them.",
+  "over.not_your_nonce": "Your nonce {nonce} is NOT among them: this game was not dealt as promised.",
   "over.close": "Look at the board",
 
   "error.generic": "{code}: {message}",

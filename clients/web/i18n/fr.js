@@ -72,6 +72,7 @@ export default {
   "log.stood": "{name} quitte la place {n}.",
   "log.started": "La partie commence.",
   "log.commitment": "Engagement sur la graine (SHA-256) : {commitment} ; la graine montrée à la fin y correspond.",
+  "log.secret_commitment": "Engagement sur le secret de la table (SHA-256) : {commitment} ; la graine sera tirée de ce secret et du nonce de chaque joueur assis.",
   "log.away": "{name} a laissé passer son temps : le serveur décide à sa place jusqu'à son retour.",
   "log.back": "{name} est de retour.",
   "log.over": "La partie est terminée.",
@@ -85,6 +86,9 @@ export default {
   "over.winners": "Victoire : {names}",
   "over.no_winner": "Personne ne gagne cette fois.",
   "over.seed": "Graine {seed} (correspond à l'engagement publié au début)",
+  "over.derived": "Elle a été tirée du secret de la table {secret} (correspond à l'engagement sur le secret montré quand vous vous êtes assis) et des nonces des joueurs : {nonces}.",
+  "over.your_nonce": "Votre nonce {nonce} en fait partie.",
+  "over.not_your_nonce": "Votre nonce {nonce} n'en fait PAS partie : cette partie n'a pas été distribuée comme promis.",
   "over.close": "Voir le plateau",
 
   "error.generic": "{code} : {message}",
