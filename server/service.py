@@ -160,7 +160,7 @@ class TableService:
             tokens=[None] * msg.seats,
             bots=dict.fromkeys(range(msg.bots), msg.bot_strategy),
             secret=secret.hex(),
-            nonces=[secrets.token_hex(16) if seat < msg.bots else "" for seat in range(msg.seats)],
+            nonces=[""] * msg.seats,  # a bot's seat adds nothing: a nonce the server drew could be picked late
         )
         while True:  # a private table's id is its only key: as unguessable as a seat token (128 bits)
             table = secrets.token_urlsafe(16 if msg.private else 6)
