@@ -87,7 +87,9 @@ async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server
 
     await assert_final_scores(page, result)
     assert "pawn" in shots
-    assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
+    # both ways of choosing were used; how often depends on the game's length (its seed is the table's, random:
+    # a short game, lost in the page's second or third turn, leaves one or two moves on the board)
+    assert clicked["board"] >= 1 and clicked["button"] >= 3, clicked
     won = bool(result["winners"])
     assert ("won" if won else "lost") in (await page.get_attribute("#outcome", "class")).split()
     assert ("Victory!" if won else "Defeat.") in await page.inner_text("#log")
