@@ -19,7 +19,7 @@ from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_t
 FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
 BOARD_CHOICES = f"svg.mansion-board {CHOICES}"
 # Ghost at Home: a piece on the board (first in the page) or a card in the hand to pick before a target on the board
-PICKABLE = "svg.gah-board .piece.pickable, #hand .gcard-chip.pickable"
+PICKS = "svg.gah-board .piece:is(.pickable, .picked), #hand .gcard-chip:is(.pickable, .picked)"  # in a fixed order
 OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"  # the page's sideways scroll
 # Each game's board on a phone: its places to tap (as large as the drawing makes them) and the words a player reads
 # on it (names, numbers, counts; not the cards' corner marks)
@@ -65,14 +65,18 @@ async def until_a_choice_on_the_board(page: Any, targets: str = BOARD_CHOICES) -
     """Click the page's choices (a round's first decision may be the Hitchhiking Ghosts' direction, a button; a
     Ghost at Home card is picked in the hand before its place on the board) until ``targets``, choices on the board
     (by default the Call of the Spirits board's), are offered."""
-    for _ in range(20):
+    tried = 0  # cards and pieces picked at this decision, in the page's order: each shows its own places
+    for _ in range(40):
         await page.wait_for_selector(CHOICES)
         if await page.locator(targets).count():
             return
-        if await page.locator(PICKABLE).count():
-            await page.locator(PICKABLE).first.click()
-            await page.wait_for_selector("#hand .gcard-chip.picked")  # a local pick: nothing sent
+        picks = page.locator(PICKS)
+        if tried < await picks.count():  # (a hand of specials aims at houses and pieces: try the next card)
+            await picks.nth(tried).click()
+            tried += 1
+            await page.evaluate(NEXT_FRAME)  # a local pick: nothing sent, the page drawn again
             continue
+        tried = 0
         acts = await page.get_attribute("body", "data-acts")
         await page.locator(CHOICES).first.click()
         await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
