@@ -19,7 +19,9 @@ async def test_in_a_log_each_line_is_its_own_and_comes_every_so_often(capsys: py
         return f"line {len(asked)}"
 
     task = asyncio.create_task(shown.run(describe))
-    await asyncio.sleep(0.1)
+    async with asyncio.timeout(5):
+        while len(asked) < 3:
+            await asyncio.sleep(0.01)
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
