@@ -64,7 +64,7 @@ async def test_refused_commands_leave_no_connection_to_the_cyclic_collector(valk
             "malformed": "malformed",
             "unknown": "unknown_type",
         }
-        for _ in range(100):  # the handlers end once the close handshake is through
+        for _ in range(250):  # the handlers end once the close handshake is through (5 s at most)
             if not app.guard.live:
                 break
             await asyncio.sleep(0.02)
