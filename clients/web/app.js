@@ -4,7 +4,8 @@ import { fitTexts, h, keepFocus } from "./dom.js";
 import { errorText, setLanguage, preferred, t } from "./i18n.js";
 import { rendererFor } from "./games/index.js";
 import { chosenOptions, renderLobby } from "./lobby.js";
-import { Connection, newNonce, serverUrl } from "./net.js";
+import { fairnessChecks, newNonce } from "./fairness.js";
+import { Connection, serverUrl } from "./net.js";
 import { renderTable } from "./table.js";
 import { TableState } from "./table_state.js";
 
@@ -127,6 +128,7 @@ const conn = new Connection(serverUrl(), {
     const table = state.table;
     if (!table || msg.table !== table.id) return;
     if (table.update(msg)) table.refresh((m) => conn.request(m), render);
+    if (msg.type === "game_over") fairnessChecks(table).then((checks) => ((table.checks = checks), render()));
     if (!state.renderer && table.game) loadRenderer(table.game);
     render();
   },

@@ -7,11 +7,6 @@ export const PROTOCOL_VERSION = 1;
 /** Message types that are table updates, whatever their ``ref``. */
 const UPDATES = new Set(["events", "snapshot", "game_over"]);
 
-/** A fresh nonce for a join: 16 random bytes in hex, this player's share of the game's seed (rule M30). */
-export function newNonce() {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 export class ServerError extends Error {
   constructor(code, message) {
     super(`${code}: ${message}`);

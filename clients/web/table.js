@@ -214,12 +214,19 @@ function finalScores(renderer, ctx, table, handlers) {
           ),
         ),
       ),
-      h("p", { class: "seed" }, t("over.seed", { seed: result.seed })),
-      table.secret ? h("p", { class: "seed derived" }, t("over.derived", { secret: table.secret, nonces: table.nonces.map((n) => n || "—").join(", ") })) : null,
+      checked("over.seed", table.checks?.seed, { seed: result.seed }),
+      table.secret ? checked("over.derived", table.checks && table.checks.secret && table.checks.derived, { secret: table.secret, nonces: table.nonces.map((n) => n || "—").join(", ") }) : null,
       table.secret && table.nonce ? h("p", { class: "seed" }, t(table.nonces[table.seat] === table.nonce ? "over.your_nonce" : "over.not_your_nonce", { nonce: table.nonce })) : null,
       h("div", { class: "buttons" }, h("button", { onclick: handlers.closeScores }, t("over.close")), h("button", { class: "primary", onclick: handlers.lobby }, t("table.back"))),
     ),
   );
+}
+
+/** A line of the end's fairness checks (M30): ``ok`` true or false as the page computed it (``fairnessChecks``),
+ * undefined or null where it could not (the player checks by hand). */
+function checked(key, ok, values) {
+  const check = ok === true ? "ok" : ok === false ? "failed" : "unchecked";
+  return h("p", { class: `seed ${check}`, dataset: { check } }, t(`${key}_${check}`, values));
 }
 
 /** The whole table screen. */

@@ -21,6 +21,7 @@ export class TableState {
     this.nonce = null; // the one this tab sent when it sat down
     this.secret = null; // revealed at the end, with every seat's nonce
     this.nonces = null;
+    this.checks = null; // what the page could check of them itself (``fairnessChecks``), once the game is over
     this.seq = 0; // the last update received
     this.seats = [];
     this.view = null;

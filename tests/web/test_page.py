@@ -78,6 +78,11 @@ async def test_whole_game_against_three_bots(page: Any, server: ServerProcess) -
     secret = re.search(r"table's secret ([0-9a-f]{64})", shown)
     assert secret and hashlib.sha256(bytes.fromhex(secret[1]) + table.encode()).hexdigest() == lobby.secret_commitment
     assert re.search(r"Your nonce [0-9a-f]{32} is among them", shown), shown
+    # and the page checked the seed against both commitments itself (SHA-256 in the browser, M30)
+    assert await page.locator(f"{GAME_OVER} [data-check]").evaluate_all("ps => ps.map(p => p.dataset.check)") == [
+        "ok",
+        "ok",
+    ]
     # both ways of choosing were used: the board's targets and the buttons
     assert clicked["board"] >= 5 and clicked["button"] >= 5, clicked
     # the log told the story in words, up to the end

@@ -4,6 +4,7 @@ connection, the end of a game, the keyboard, a phone, and SVG labels that outgro
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
 import signal
 from collections.abc import AsyncIterator
@@ -316,6 +317,35 @@ async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: Serv
     assert snapshot.commitment
     await page.wait_for_selector(f"#log li:has-text('{snapshot.commitment}')", timeout=5000)
     await page.wait_for_selector(f"#log li:has-text('{lobby.secret_commitment}')", timeout=5000)
+
+
+async def test_the_page_finds_a_seed_not_dealt_as_promised(page: Any) -> None:
+    """The end's checks the page makes itself (M30, ``clients/web/fairness.js``) fail on any input doctored: the
+    seed, the secret, a nonce, or a commitment; they hold on the genuine ones."""
+    secret, nonces, table = "11" * 32, ["9f" * 16, ""], "t4ble"
+    data = b"hauntd/seed/v1\x00" + bytes.fromhex(secret)
+    for nonce in nonces:
+        data += len(nonce.encode()).to_bytes(4, "big") + nonce.encode()
+    seed = hashlib.sha256(data).hexdigest()
+    genuine = {
+        "id": table,
+        "result": {"seed": seed},
+        "commitment": hashlib.sha256(bytes.fromhex(seed) + table.encode()).hexdigest(),
+        "secret": secret,
+        "secretCommitment": hashlib.sha256(bytes.fromhex(secret) + table.encode()).hexdigest(),
+        "nonces": nonces,
+    }
+    doctored = {
+        "seed": {"result": {"seed": "22" * 32}},
+        "secret": {"secret": "33" * 32},
+        "nonce": {"nonces": ["9f" * 16, "late"]},
+        "commitment": {"secretCommitment": "44" * 32},
+    }
+    check = "async (t) => (await import('/static/fairness.js')).fairnessChecks(t)"
+    assert await page.evaluate(check, genuine) == {"seed": True, "secret": True, "derived": True}
+    for name, change in doctored.items():
+        checks = await page.evaluate(check, {**genuine, **change})
+        assert not all(checks.values()), (name, checks)
 
 
 async def test_a_seat_that_let_its_time_run_out_is_told_so(page: Any, server: ServerProcess) -> None:

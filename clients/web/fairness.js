@@ -1,0 +1,48 @@
+// The page's part in rule M30: the nonce it sends when it sits down, and the checks a player can make at the end
+// (protocol/PROTOCOL.md, "Checking a game"), computed here wherever the browser offers SHA-256 (a secure context:
+// https, or the server on localhost).
+
+const text = new TextEncoder();
+const SEED_TAG = "hauntd/seed/v1\0";
+
+/** A fresh nonce for a join: 16 random bytes in hex, this player's share of the game's seed. */
+export function newNonce() {
+  return hex(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/** The end's checks for ``table`` (its result, secret and nonces revealed): ``seed`` against the start's
+ * commitment, ``secret`` against the lobby's commitment, ``derived`` the seed from the secret and every nonce.
+ * null where the browser cannot hash (a plain-http page away from localhost): the player checks by hand. */
+export async function fairnessChecks(table) {
+  if (!globalThis.crypto?.subtle || !table.result || !table.commitment) return null;
+  const id = text.encode(table.id);
+  const seed = table.result.seed;
+  const checks = { seed: (await sha256(bytes(seed), id)) === table.commitment };
+  if (table.secret && table.secretCommitment) {
+    checks.secret = (await sha256(bytes(table.secret), id)) === table.secretCommitment;
+    const nonces = table.nonces.map((n) => text.encode(n)).flatMap((n) => [length(n), n]);
+    checks.derived = (await sha256(text.encode(SEED_TAG), bytes(table.secret), ...nonces)) === seed;
+  }
+  return checks;
+}
+
+async function sha256(...parts) {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (all.set(p, at), at + p.length), 0);
+  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", all)));
+}
+
+/** A nonce's UTF-8 length as 4 big-endian bytes. */
+function length(data) {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, data.length);
+  return out;
+}
+
+function bytes(hexText) {
+  return Uint8Array.from(hexText.match(/../g) || [], (b) => parseInt(b, 16));
+}
+
+function hex(data) {
+  return Array.from(data, (b) => b.toString(16).padStart(2, "0")).join("");
+}
