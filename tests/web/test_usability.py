@@ -4,7 +4,6 @@ connection, the end of a game, the keyboard, a phone, and SVG labels that outgro
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import math
 import signal
 from collections.abc import AsyncIterator
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 
 from clients.sdk import Client
+from engine.fairness import commitment, derive_seed
 from server.launch import ServerProcess
 from tests.web.conftest import _unexpected, screenshot
 from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
@@ -322,17 +322,14 @@ async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: Serv
 async def test_the_page_finds_a_seed_not_dealt_as_promised(page: Any) -> None:
     """The end's checks the page makes itself (M30, ``clients/web/fairness.js``) fail on any input doctored: the
     seed, the secret, a nonce, or a commitment; they hold on the genuine ones."""
-    secret, nonces, table = "11" * 32, ["9f" * 16, ""], "t4ble"
-    data = b"hauntd/seed/v1\x00" + bytes.fromhex(secret)
-    for nonce in nonces:
-        data += len(nonce.encode()).to_bytes(4, "big") + nonce.encode()
-    seed = hashlib.sha256(data).hexdigest()
+    secret, nonces, table = bytes([0x11] * 32), ["9f" * 16, ""], "t4ble"
+    seed = derive_seed(secret, nonces)  # the engine's derivation: the page must agree with it
     genuine = {
         "id": table,
-        "result": {"seed": seed},
-        "commitment": hashlib.sha256(bytes.fromhex(seed) + table.encode()).hexdigest(),
-        "secret": secret,
-        "secretCommitment": hashlib.sha256(bytes.fromhex(secret) + table.encode()).hexdigest(),
+        "result": {"seed": seed.hex()},
+        "commitment": commitment(seed, table),
+        "secret": secret.hex(),
+        "secretCommitment": commitment(secret, table),
         "nonces": nonces,
     }
     doctored = {
