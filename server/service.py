@@ -61,6 +61,14 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def new_table_id(private: bool) -> str:
+    """A new table's id: a private table's is its only key, so as unguessable as a seat token (128 bits).  It never
+    starts with "-", which a command line reads as an option (`hauntd verify ID`, `hauntd bot --table ID`)."""
+    while (table := secrets.token_urlsafe(16 if private else 6)).startswith("-"):
+        pass
+    return table
+
+
 def seat_holding(meta: TableMeta, digest: str) -> int | None:
     """The seat whose token has this digest, if any.  Compares every digest in constant time."""
     found = None
@@ -162,8 +170,8 @@ class TableService:
             secret=secret.hex(),
             nonces=[""] * msg.seats,  # a bot's seat adds nothing: a nonce the server drew could be picked late
         )
-        while True:  # a private table's id is its only key: as unguessable as a seat token (128 bits)
-            table = secrets.token_urlsafe(16 if msg.private else 6)
+        while True:
+            table = new_table_id(msg.private)
             published = msgspec.structs.replace(meta, secret_commitment=commitment(secret, table))
             made = await self.store.create(table, published, msg.cmd)
             if made is not None:

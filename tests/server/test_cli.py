@@ -11,6 +11,7 @@ import pytest
 
 from server.cli import build_parser
 from server.launch import ROOT
+from server.service import new_table_id
 
 
 def closed_port() -> int:
@@ -84,3 +85,13 @@ def test_serve_on_a_port_already_taken_says_so_in_one_line(tmp_path: Path) -> No
         done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.splitlines()[-1].startswith("hauntd serve: ") and "address already in use" in done.stderr
+
+
+def test_table_ids_are_never_read_as_options() -> None:
+    """One table id in 64 began with "-" (base64url), and ``hauntd verify -N0CENNN`` stopped at "unrecognized
+    arguments" (as did ``hauntd bot --table``); ids are now drawn again until they do not."""
+    ids = [new_table_id(private) for private in (False, True) for _ in range(3000)]
+    assert not [table for table in ids if table.startswith("-")]
+    assert {len(table) for table in ids} == {8, 22}  # 48 and 128 random bits
+    parsed = build_parser().parse_args(["verify", *ids[:50]])
+    assert parsed.tables == ids[:50]
