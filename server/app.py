@@ -50,6 +50,7 @@ class Settings:
     max_connections_per_ip: int = 256  # 0: no cap
     tables_per_minute: float = 30.0  # new tables one client address may create a minute (0: no cap)
     limit_loopback: bool = False  # count loopback clients against both caps above too
+    trusted_proxies: tuple[str, ...] = ()  # reverse proxies (addresses, networks) whose X-Forwarded-For is believed
     idle_timeout: float = 300.0  # seconds without a client message before the connection is closed (0: never)
     web_root: Path = http.WEB_ROOT
 
@@ -74,6 +75,7 @@ class App:
             limit_loopback=settings.limit_loopback,
             idle=settings.idle_timeout or None,
             tables_per_minute=settings.tables_per_minute,
+            trusted_proxies=settings.trusted_proxies,
         )
         self._welcome_games = [
             GameInfo(name=g.name, title=g.title, min_seats=g.min_seats, max_seats=g.max_seats) for g in games().values()

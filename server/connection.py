@@ -44,7 +44,7 @@ from protocol.messages import (
     Tables,
     Watch,
 )
-from server.guard import TokenBucket, host_of
+from server.guard import TokenBucket
 from server.hub import Hub
 from server.service import seat_of, token_digest
 from server.store import Missing, log_failure
@@ -77,7 +77,8 @@ class Connection:
         self.writing = False  # the writer task holds a frame: later ones must queue behind it
         self.held: list[bytes] | None = None  # frames held back to go out in one write (``_holding``)
         self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
-        self.log = log.bind(peer=_peer(ws))
+        self.client = app.guard.client(ws)  # the address its budgets count against (behind a proxy: the client's)
+        self.log = log.bind(peer=_peer(ws, self.client))
 
     # -- sending -----------------------------------------------------------------------------------------
     def send(self, frame: bytes) -> None:
@@ -307,7 +308,7 @@ class Connection:
             self.reply(Pong(time=time.time(), ref=msg.ref))
         elif isinstance(msg, Create):
             self._check_limit()
-            if not self.app.guard.may_create(host_of(self.ws)):
+            if not self.app.guard.may_create(self.client):
                 per_minute = self.app.guard.tables_per_minute
                 raise ProtocolError(Code.RATE_LIMITED, f"at most {per_minute:g} new tables a minute from one address")
             table = await service.create(msg)
@@ -365,6 +366,10 @@ async def _seat(hub: Hub, token: str) -> int:
         return seat_of((await hub.refresh()).meta, token)
 
 
-def _peer(ws: ServerConnection) -> str:
+def _peer(ws: ServerConnection, client: str | None) -> str:
+    """The connection's address for the logs, and through a trusted proxy the client's: "203.0.113.9 via
+    10.0.0.2:41234"."""
     address = ws.remote_address
-    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
+    if not isinstance(address, tuple):
+        return str(address)
+    return f"{address[0]}:{address[1]}" if client == address[0] else f"{client} via {address[0]}:{address[1]}"

@@ -2,7 +2,9 @@
 
 * A cap on simultaneous WebSocket connections per client address: a handshake past it is refused with HTTP 429.
   Loopback addresses are exempt unless told otherwise: local tools (the load tester opens thousands) and a
-  reverse proxy connect from there, and behind a proxy the cap belongs in the proxy.
+  reverse proxy connect from there.
+* The client's address behind a reverse proxy: a connection from a trusted proxy (``--trusted-proxy``) is counted
+  against the address its ``X-Forwarded-For`` names, not against the proxy's, which every client shares.
 * A budget of new tables per client address (``tables_per_minute``, the same exemption): a table lives on in the
   store after its creator left (a day in the lobby), so without it one client reconnecting in a loop could fill
   the store and the lobby.  Past it a ``create`` is refused ``rate_limited``.
@@ -62,18 +64,23 @@ class TokenBucket:
 
 
 def host_of(ws: ServerConnection) -> str | None:
-    """The client's address (None for a Unix socket)."""
+    """The address the connection comes from (None for a Unix socket)."""
     address = ws.remote_address
     return address[0] if isinstance(address, tuple) else None
 
 
-def _is_loopback(host: str) -> bool:
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an address (an IPv4 one mapped into IPv6 as itself), or None for no address."""
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        return False
-    mapped = getattr(address, "ipv4_mapped", None)
-    return bool((mapped or address).is_loopback)
+        return None
+    return getattr(address, "ipv4_mapped", None) or address
+
+
+def _is_loopback(host: str) -> bool:
+    address = _ip(host)
+    return address is not None and address.is_loopback
 
 
 class Guard:
@@ -85,8 +92,10 @@ class Guard:
         limit_loopback: bool = False,
         idle: float | None = None,
         tables_per_minute: float = 0.0,
+        trusted_proxies: tuple[str, ...] = (),
     ) -> None:
         self.metrics = metrics
+        self.proxies = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
         self.max_per_ip = max_per_ip  # 0: no cap
         self.limit_loopback = limit_loopback
         self.idle = idle  # None: never
@@ -97,10 +106,28 @@ class Guard:
         self.live: set[Connection] = set()
         self._sweeper: asyncio.Task[None] | None = None
 
+    # -- the client's address ---------------------------------------------------------------------------
+    def client(self, ws: ServerConnection) -> str | None:
+        """The client's address: the connection's, or, coming from a trusted proxy, the address its
+        ``X-Forwarded-For`` names last that is not itself a trusted proxy (each proxy appends the address it was
+        reached from; what a client wrote itself stays on the left, unread).  A name that is no address there
+        ("unknown") leaves the proxy's own."""
+        host = host_of(ws)
+        if not self.proxies or host is None or ws.request is None:
+            return host
+        hops = [hop.strip() for value in ws.request.headers.get_all("X-Forwarded-For") for hop in value.split(",")]
+        while hops and self._trusted(host) and _ip(hops[-1]) is not None:
+            host = hops.pop()
+        return host
+
+    def _trusted(self, host: str) -> bool:
+        address = _ip(host)
+        return address is not None and any(address in network for network in self.proxies)
+
     # -- connections per address -------------------------------------------------------------------------
     def admit(self, ws: ServerConnection) -> Response | None:
         """None to go on with the WebSocket handshake, or the refusal to send instead."""
-        host = host_of(ws)
+        host = self.client(ws)
         if host is None or not self.max_per_ip or self._exempt(host):
             return None
         if self.per_ip[host] >= self.max_per_ip:

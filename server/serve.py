@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 from pathlib import Path
 
 import structlog
@@ -10,6 +11,14 @@ import structlog
 from server import logs
 from server.app import Settings, env_redis_url, run_forever
 from server.embedded import EmbeddedValkey
+
+
+def _network(text: str) -> str:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an address or a network: {text!r}") from None
+    return text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +89,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "local tools, proxies)",
     )
     parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        type=_network,
+        metavar="ADDRESS",
+        help="a reverse proxy (an address, or a network such as 10.0.0.0/8; repeatable) whose X-Forwarded-For "
+        "names the client: connections from it count against that client's address in the two caps above",
+    )
+    parser.add_argument(
         "--idle-timeout",
         type=float,
         default=defaults.idle_timeout,
@@ -124,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         max_connections_per_ip=args.max_connections_per_ip,
         tables_per_minute=args.tables_per_minute,
         limit_loopback=args.limit_loopback,
+        trusted_proxies=tuple(args.trusted_proxy),
         idle_timeout=args.idle_timeout,
     )
     try:

@@ -1,8 +1,13 @@
-"""The guard's budget of new tables per client address, on a clock of the test's own."""
+"""The guard: the budget of new tables per client address, on a clock of the test's own, and the client's
+address behind a reverse proxy."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Any
+
 import pytest
+from websockets.datastructures import Headers
 
 from server import guard as guard_module
 from server.guard import _BUCKETS, Guard
@@ -45,3 +50,23 @@ def test_only_budgets_in_use_are_kept(clock: Clock) -> None:
     clock.now += 31  # every other address is full again (one of two spent, one per 30 s); "spent" is not
     assert guard.may_create("192.0.2.1")
     assert set(guard.creates) == {"spent", "192.0.2.1"}  # "spent" has one table's worth back of two
+
+
+def connection(peer: str, *forwarded: str) -> Any:
+    """What the guard reads of a WebSocket connection: its address and its handshake's headers."""
+    headers = Headers([("X-Forwarded-For", value) for value in forwarded])
+    return SimpleNamespace(remote_address=(peer, 41234), request=SimpleNamespace(headers=headers))
+
+
+def test_behind_a_trusted_proxy_the_client_is_the_address_it_forwards() -> None:
+    """Each proxy appends the address it was reached from: the client is the last one not itself a trusted proxy;
+    what a client wrote into the header itself, and any header from an untrusted peer, is not believed."""
+    guard = Guard(Metrics(), max_per_ip=2, trusted_proxies=("10.0.0.0/8", "192.0.2.1"))
+    assert guard.client(connection("10.0.0.2", "198.51.100.1, 203.0.113.9")) == "203.0.113.9"
+    assert guard.client(connection("10.0.0.2", "203.0.113.9", "192.0.2.1, 10.1.1.1")) == "203.0.113.9"  # 3 proxies
+    assert guard.client(connection("::ffff:10.0.0.2", "2001:db8::7")) == "2001:db8::7"
+    assert guard.client(connection("10.0.0.2")) == "10.0.0.2"  # nothing forwarded: the proxy's own
+    assert guard.client(connection("10.0.0.2", "203.0.113.9, unknown")) == "10.0.0.2"  # no address: the proxy's
+    assert guard.client(connection("198.51.100.20", "203.0.113.9")) == "198.51.100.20"  # not a trusted proxy
+    untrusting = Guard(Metrics(), max_per_ip=2)
+    assert untrusting.client(connection("10.0.0.2", "203.0.113.9")) == "10.0.0.2"

@@ -1,5 +1,5 @@
 """Security properties, one test each: seat tokens, acting for a seat, private tables, browser origins,
-connections per address, idle connections."""
+connections per address (behind a proxy too), idle connections."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 import msgspec
 import pytest
 import redis
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.fuzz import unhandled
@@ -167,6 +167,35 @@ async def test_connections_per_address_are_capped_with_429(start_server: ServerF
     for ws in many:
         await ws.close()
     assert unhandled(capped.log_path) == []
+
+
+async def test_behind_a_trusted_proxy_each_client_has_its_own_cap(start_server: ServerFactory) -> None:
+    """Behind a reverse proxy every client comes from the proxy's address: with ``--trusted-proxy`` the caps
+    count the address its X-Forwarded-For names (and the logs show it); without it the header is not believed."""
+    proxied = start_server("--trusted-proxy", "127.0.0.1", "--max-connections-per-ip", "2")
+
+    async def via_proxy(client: str) -> ClientConnection:
+        return await connect(proxied.url, additional_headers={"X-Forwarded-For": f"198.51.100.66, {client}"})
+
+    held = [await via_proxy("203.0.113.5") for _ in range(2)]
+    with pytest.raises(InvalidStatus) as caught:
+        await via_proxy("203.0.113.5")
+    assert caught.value.response.status_code == 429
+    held += [await via_proxy("203.0.113.6"), *[await connect(proxied.url) for _ in range(3)]]  # the proxy's own
+    await held[0].send(json.dumps({"type": "hello", "version": 1}))
+    await held[0].recv()
+    for ws in held:
+        await ws.close()
+    lines = proxied.log_path.read_text()
+    assert "203.0.113.5 via 127.0.0.1:" in lines and "198.51.100.66" not in lines
+    untrusting = start_server("--max-connections-per-ip", "2", "--limit-loopback")
+    forged = {"X-Forwarded-For": "203.0.113.7"}
+    held = [await connect(untrusting.url, additional_headers={"X-Forwarded-For": f"203.0.113.{i}"}) for i in (1, 2)]
+    with pytest.raises(InvalidStatus):  # one address, whatever the header says
+        await connect(untrusting.url, additional_headers=forged)
+    for ws in held:
+        await ws.close()
+    assert unhandled(proxied.log_path) == []
 
 
 async def test_new_tables_per_address_are_budgeted(start_server: ServerFactory) -> None:
