@@ -202,11 +202,7 @@ class Connection:
             self._close_after(_VERSION)
             return False
         if limited:
-            text = f"at most {self.settings.messages_per_second:g} messages per second"
-            if isinstance(msg, Act):
-                self._rejected(msg, Code.RATE_LIMITED, text)
-            else:
-                self.error(Code.RATE_LIMITED, text, msg.ref)
+            self._refuse(msg, Code.RATE_LIMITED, f"at most {self.settings.messages_per_second:g} messages per second")
             return True
         if not self.greeted and not isinstance(msg, Hello):
             self.error(Code.VERSION, "send hello first", msg.ref)
@@ -214,24 +210,21 @@ class Connection:
         try:
             await self._dispatch(msg)
         except ProtocolError as exc:
-            if isinstance(msg, Act):
-                self._rejected(msg, exc.code, exc.message)
-            else:
-                self.error(exc.code, exc.message, msg.ref)
+            self._refuse(msg, exc.code, exc.message)
         except Missing as exc:  # the table is not stored (never was, or expired: its hub, if any, is ended)
-            text = f"no table {exc}"
-            if isinstance(msg, Act):
-                self._rejected(msg, Code.NOT_FOUND, text)
-            else:
-                self.error(Code.NOT_FOUND, text, msg.ref)
+            self._refuse(msg, Code.NOT_FOUND, f"no table {exc}")
         except Exception as exc:
             log_failure(self.log, "command_failed", exc, type=type(msg).__name__)
-            text = "server fault (the store may be restarting): send it again"
-            if isinstance(msg, Act):
-                self._rejected(msg, Code.INTERNAL, text + " with the same cmd (applied at most once)")
-            else:
-                self.error(Code.INTERNAL, text, msg.ref)
+            again = " with the same cmd (applied at most once)" if isinstance(msg, Act) else ""
+            self._refuse(msg, Code.INTERNAL, f"server fault (the store may be restarting): send it again{again}")
         return True
+
+    def _refuse(self, msg: ClientMsg, code: Code, message: str) -> None:
+        """An action is answered ``rejected`` (with its ``cmd``), anything else ``error``."""
+        if isinstance(msg, Act):
+            self._rejected(msg, code, message)
+        else:
+            self.error(code, message, msg.ref)
 
     def _rejected(self, msg: Act, code: Code, message: str) -> None:
         self.app.metrics.rejections.labels(code.value).inc()

@@ -399,7 +399,7 @@ class TableService:
                 continue
             except Missing:
                 hub.lost()  # expired under a live hub: its followers are told, and the hub is dropped
-                raise ProtocolError(Code.NOT_FOUND, f"no table {hub.table}") from None
+                raise
             if fresh:  # this process's followers get the update now, not when its own notice comes back
                 committed = Record(seq, meta, state if state is not None else record.state)
                 hub.note(committed)
