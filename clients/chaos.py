@@ -52,7 +52,7 @@ from server.app import raise_open_files, relax_gc
 from server.embedded import EmbeddedValkey
 from server.launch import ServerProcess
 from server.store import Store
-from server.verify import verify_table
+from server.verify import logged, verdict
 
 # A request that met the chaos (its server died, its store restarted): the table is given up before its start.
 _SETUP_FAILURES = (ServerError, ConnectionLost, TimeoutError, OSError)
@@ -282,27 +282,27 @@ def _progress(
 
 
 async def audit(url: str, ledger: Ledger) -> dict[str, Any]:
-    """Read every table's log: accepted actions missing from it, command keys logged twice, skipped seqs; and
-    replay every completed game from its log (``server/verify.py``)."""
+    """Read every table's log once: accepted actions missing from it, command keys logged twice, skipped seqs; and
+    replay every completed game from it (``server/verify.py``)."""
     client = aioredis.from_url(url)
     store = Store(client)
     lost = duplicates = gaps = updates = 0
     unfair: dict[str, list[str]] = {}
     try:
-        for table in sorted(ledger.completed & ledger.started):
-            verdict = await verify_table(store, table)
-            if not verdict.ok:
-                unfair[table] = verdict.problems
         for table in sorted(ledger.started | set(ledger.accepted)):
-            (seq,) = await store.seqs([table])
-            batches = await store.batches(table, 0, seq or 0)
-            gaps += (seq or 0) - len(batches)  # seqs 1…seq missing from the log (entry ids only grow)
+            stored = await logged(store, table)
+            if table in ledger.completed and table in ledger.started:
+                replayed = verdict(table, stored)
+                if not replayed.ok:
+                    unfair[table] = replayed.problems
+            seq, batches = (stored[0].seq, stored[1]) if stored is not None else (0, [])
+            gaps += seq - len(batches)  # seqs 1…seq missing from the log (entry ids only grow)
             updates += len(batches)
-            logged = {b.seq: b for b in batches}
+            by_seq = {b.seq: b for b in batches}
             commands = Counter(b.cmd for b in batches if b.cmd is not None)
             duplicates += sum(n - 1 for n in commands.values())
             for seat, cmd, at in ledger.accepted.get(table, []):
-                entry = logged.get(at)
+                entry = by_seq.get(at)
                 if entry is None or entry.cmd != f"c:{seat}:{cmd}" or entry.seat != seat:
                     lost += 1
     finally:

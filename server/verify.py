@@ -117,12 +117,22 @@ def _replay_one(game: Game[Any, Any, Any], state: Any, batch: Batch, seat: int) 
     return None
 
 
-async def verify_table(store: Store, table: str) -> Verdict:
+async def logged(store: Store, table: str) -> tuple[Record, list[Batch]] | None:
+    """The table's record and its whole log; None when it is not stored."""
     try:
         record = await store.load(table)
     except Missing:
-        return Verdict(table, problems=["no such table"])
-    return replay(table, record, await store.batches(table, 0, record.seq))
+        return None
+    return record, await store.batches(table, 0, record.seq)
+
+
+def verdict(table: str, stored: tuple[Record, list[Batch]] | None) -> Verdict:
+    """``replay`` of what ``logged`` read."""
+    return replay(table, *stored) if stored is not None else Verdict(table, problems=["no such table"])
+
+
+async def verify_table(store: Store, table: str) -> Verdict:
+    return verdict(table, await logged(store, table))
 
 
 # -- the command -------------------------------------------------------------------------------------------
