@@ -72,13 +72,19 @@ def overlap(a: list[float], b: list[float]) -> bool:
     return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
 
 
-async def until_a_choice_on_the_board(page: Any, targets: str = BOARD_CHOICES) -> None:
+class GameOver(AssertionError):
+    """The game ended before the choice looked for was offered."""
+
+
+async def until_a_choice_on_the_board(page: Any, targets: str = BOARD_CHOICES, tries: int = 40) -> None:
     """Click the page's choices (a round's first decision may be the Hitchhiking Ghosts' direction, a button; a
     Ghost at Home card is picked in the hand before its place on the board) until ``targets``, choices on the board
-    (by default the Call of the Spirits board's), are offered."""
+    (by default the Call of the Spirits board's), are offered, in at most ``tries`` clicks."""
     tried = 0  # cards and pieces picked at this decision, in the page's order: each shows its own places
-    for _ in range(40):
-        await page.wait_for_selector(CHOICES)
+    for _ in range(tries):
+        await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
+        if await page.locator(GAME_OVER).count():
+            raise GameOver
         if await page.locator(targets).count():
             return
         picks = page.locator(PICKS)
@@ -345,6 +351,47 @@ async def test_a_phone_taps_each_card_of_a_full_room(phone: Any, kinds: int) -> 
         inside = place[0] <= face[0] and place[1] <= face[1] and face[2] <= place[2] and face[3] <= place[3]
         assert inside, (place, face)  # the card drawn inside its place
         assert not [other for other, _ in places[:i] if overlap(place, other)], place
+
+
+async def test_a_phone_rolls_the_die_it_sees(phone: Any) -> None:
+    """Spook at 375×667: the wide map opens on the player's pawn, the die and the Queen out of view at its right;
+    when the roll is asked the map brings them into view (the player does not hunt for them), and a tap on the die
+    rolls it."""
+    await create_table(phone, "spook", 1)
+    await phone.click("#start:not([disabled])")
+    await phone.click("""button[data-action='{"type":"draw"}']""")
+    await phone.wait_for_selector("""button[data-action='{"type":"roll"}']""")
+    await phone.locator(".board").scroll_into_view_if_needed()
+    await screenshot(phone, "phone-spook-roll")
+    for part in ("svg.spook-board .info .die", "svg.spook-board .info .pcard"):  # the die, the Queen
+        box = await phone.locator(part).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 375, (part, box)
+    await phone.locator("svg.spook-board .die").tap()
+    await phone.wait_for_selector("svg.spook-board .die:not(.unrolled)", timeout=5000)
+    await phone.wait_for_selector("svg.spook-board .place[data-action]")  # where the pawn may go: in view again
+    box = await phone.locator("svg.spook-board .place[data-action]").first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+
+
+async def test_a_phone_sees_where_a_card_goes_in_another_house(phone: Any) -> None:
+    """Ghost at Home at 375×667: the map opens on the player's own house; a card picked that goes to another
+    player's house (a ghost, a lightning) brings that house into view instead of leaving its place off the screen."""
+    elsewhere = "svg.gah-board .house:not(.mine) [data-action]"
+    for _ in range(3):  # one game in twenty or so ends before such a card: another game
+        await phone.set_checked("#create-form input[name=bots]", True)
+        await create_table(phone, "ghost-at-home", 2)
+        await phone.click("#start:not([disabled])")
+        try:
+            await until_a_choice_on_the_board(phone, elsewhere, 300)
+            break
+        except GameOver:
+            await phone.click(f"{GAME_OVER} button.primary")  # back to the lobby
+    else:
+        raise AssertionError("three games ended before a card went to another house")
+    await phone.locator(".board").scroll_into_view_if_needed()
+    await screenshot(phone, "phone-ghost-at-home-elsewhere")
+    box = await phone.locator(elsewhere).first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375, box
 
 
 async def test_svg_labels_stay_in_their_boxes(page: Any) -> None:
