@@ -95,15 +95,35 @@ function drawPage() {
   const newLog = app.querySelector(".log-lines");
   if (newLog) newLog.scrollTop = follow ? newLog.scrollHeight : scrollTop;
   const board = app.querySelector(".board");
-  if (board) board.scrollLeft = boardLeft ?? ownPlace(board);
+  if (board) {
+    board.scrollLeft = boardLeft ?? centred(board, board.querySelector("svg .mine"));
+    showTargets(board);
+  }
   tickDeadlines();
 }
 
-/** How far to scroll a phone's wide board, drawn for the first time, to show the player's own house or pawn. */
-function ownPlace(board) {
-  const mine = board.querySelector("svg .mine")?.getBoundingClientRect();
+/** How far to scroll a phone's wide board to centre ``el`` in its box (first the player's own house or pawn). */
+function centred(board, el) {
+  if (!el) return board.scrollLeft;
+  const place = el.getBoundingClientRect();
   const box = board.getBoundingClientRect();
-  return mine ? mine.left - box.left - (box.width - mine.width) / 2 : 0;
+  return board.scrollLeft + place.left - box.left - (box.width - place.width) / 2;
+}
+
+let shownTargets = ""; // the board's targets when they were last looked at, as ``showTargets`` keys them
+
+/** When the board's targets change (a decision comes, a card is picked), scroll a phone's wide board to its first
+ * target's part of the board (a room, a house, Spook's die and Queen) if that is not in view: the player is not left
+ * to hunt for it.  Redrawn with the same targets, the board stays where the player scrolled it. */
+function showTargets(board) {
+  const targets = board.querySelectorAll("svg [data-action]");
+  const key = [...targets].map((el) => el.dataset.action).join("\n");
+  if (key === shownTargets) return;
+  shownTargets = key;
+  const part = targets[0]?.closest("svg > *");
+  if (!part) return;
+  const [place, box] = [part.getBoundingClientRect(), board.getBoundingClientRect()];
+  if (place.left < box.left - 1 || place.right > box.right + 1) board.scrollLeft = centred(board, part);
 }
 
 function tickDeadlines() {

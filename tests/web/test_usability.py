@@ -54,6 +54,11 @@ CAPTIONS_UNDER_A_CARD = """() => [...document.querySelectorAll('svg.spook-board 
     const room = t.parentNode.querySelector('.place-bg').getBBox(), b = t.getBBox();
     return [t.textContent, b.x + b.width, room.x + room.width - 54 - 12];
 }).filter(([, end, card]) => end > card)"""
+# Every choice on a board: [its box on the screen as [left, top, right, bottom] in CSS px, its action]
+BOARD_TARGETS = """(board) => [...document.querySelectorAll(`${board} [data-action]`)].map((e) => {
+    const b = e.getBoundingClientRect();
+    return [[b.left, b.top, b.right, b.bottom], e.dataset.action];
+})"""
 NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 # Elements, but the drawing inside a board's own box, that stick out of the screen at the left or the right
 STICKING_OUT = """() => [...document.querySelectorAll('body *')].filter((e) => !e.closest('.board svg')).filter((e) => {
@@ -62,13 +67,24 @@ STICKING_OUT = """() => [...document.querySelectorAll('body *')].filter((e) => !
 }).map((e) => e.outerHTML.slice(0, 80))"""
 
 
-async def until_a_choice_on_the_board(page: Any, targets: str = BOARD_CHOICES) -> None:
+def overlap(a: list[float], b: list[float]) -> bool:
+    """Whether two boxes ([left, top, right, bottom]) share more than an edge."""
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+class GameOver(AssertionError):
+    """The game ended before the choice looked for was offered."""
+
+
+async def until_a_choice_on_the_board(page: Any, targets: str = BOARD_CHOICES, tries: int = 40) -> None:
     """Click the page's choices (a round's first decision may be the Hitchhiking Ghosts' direction, a button; a
     Ghost at Home card is picked in the hand before its place on the board) until ``targets``, choices on the board
-    (by default the Call of the Spirits board's), are offered."""
+    (by default the Call of the Spirits board's), are offered, in at most ``tries`` clicks."""
     tried = 0  # cards and pieces picked at this decision, in the page's order: each shows its own places
-    for _ in range(40):
-        await page.wait_for_selector(CHOICES)
+    for _ in range(tries):
+        await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
+        if await page.locator(GAME_OVER).count():
+            raise GameOver
         if await page.locator(targets).count():
             return
         picks = page.locator(PICKS)
@@ -269,6 +285,113 @@ async def test_a_phone_plays_on_the_board(phone: Any, game: str) -> None:
     acts = await phone.get_attribute("body", "data-acts")
     await target.tap()
     await phone.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+
+
+async def test_a_phone_collects_the_cards_of_its_own_room(phone: Any) -> None:
+    """Call of the Spirits at 375×667: every place the board offers to tap is at least 24 × 24 px (WCAG 2.2's
+    target size), the Ghost cards of one's own room above all (they were 12 × 17 px), the rotate buttons too
+    (22 × 18 px); two cards' places do not overlap, and tapping a card's place beside its drawing collects it."""
+    collect = "svg.mansion-board .card[data-action]"
+    room_with_cards = "svg.mansion-board .room[data-action]:has(.card)"  # a move to a room where cards lie
+    await phone.fill("#player-name", "Ada")
+    await phone.set_checked("#create-form input[name=bots]", True)
+    await create_table(phone, "mansion", 2)
+    await phone.click("#start:not([disabled])")
+    await until_a_choice_on_the_board(phone, f"{collect}, {room_with_cards}")
+    if not await phone.locator(collect).count():
+        acts = await phone.get_attribute("body", "data-acts")
+        await phone.locator(room_with_cards).first.tap()
+        await phone.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+        await phone.wait_for_selector(collect, timeout=5000)  # a move leaves two actions of the turn's three
+    await phone.locator(".board").scroll_into_view_if_needed()
+    await screenshot(phone, "phone-mansion-collect")
+    targets = await phone.evaluate(BOARD_TARGETS, "svg.mansion-board")
+    small = [(box, action) for box, action in targets if min(box[2] - box[0], box[3] - box[1]) < 24]
+    assert not small, small
+    cards = [box for box, action in targets if '"collect"' in action]
+    assert not [(a, b) for i, a in enumerate(cards) for b in cards[:i] if overlap(a, b)], cards
+    card = phone.locator(collect).first
+    label = await card.get_attribute("aria-label")  # "Collect <card>"
+    await card.tap(position={"x": 3, "y": 3})  # the corner of its place, off the card's drawing
+    await phone.locator("#log li", has_text=f"Ada collects {label.removeprefix('Collect ')}").wait_for(timeout=5000)
+
+
+@pytest.mark.parametrize("kinds", [1, 3, 5, 8])
+async def test_a_phone_taps_each_card_of_a_full_room(phone: Any, kinds: int) -> None:
+    """Call of the Spirits at 375×667, the board drawn for one's own room holding ``kinds`` kinds of Ghost cards to
+    collect (and the ghosts, but with 8 kinds: that fills its 4 × 2 cells): each card's place is at least
+    24 × 24 px, none overlaps another, and the drawing of each card lies in its own place."""
+    script = """async (kinds) => {
+        const { rendererFor } = await import('/static/games/index.js');
+        const { t } = await import('/static/i18n.js');
+        const { fitTexts } = await import('/static/dom.js');
+        const mansion = await rendererFor('mansion');
+        const cards = mansion.catalog.ghosts.map((g) => g.name).slice(0, kinds);
+        const rooms = [[], [], [], cards.flatMap((c, i) => (i % 2 ? [c] : [c, c])), [], [], []];
+        const view = { rooms, ghosts: kinds < 8 ? 3 : 0, seat_rooms: [3, -1], positions: [3, -1], rotation: 0,
+                       phase: 'turn', turn: 0, events_left: 9, ghost_deck: 50, haunt_deck: 90 };
+        const ctx = { table: { log: [], prompts: [] }, catalog: mansion.catalog, drawing: {}, view, me: 0,
+                      choices: cards.map((card) => ({ type: 'collect', card })), t, name: (s) => `P${s}`,
+                      colour: () => '#888' };
+        const box = document.createElement('div');
+        box.className = 'board';
+        box.style.cssText = 'position: fixed; inset: 0 auto auto 0; width: 375px; margin: 0; z-index: 9';
+        box.append(mansion.board(ctx));
+        document.body.append(box);
+        fitTexts(box);
+        const edges = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+        const drawn = [...box.querySelectorAll('.card[data-action]')];
+        return drawn.map((card) => [edges(card), edges(card.querySelector('rect:not(.hit)'))]);
+    }"""
+    places = await phone.evaluate(script, kinds)
+    await screenshot(phone, f"phone-mansion-room-of-{kinds}")
+    assert len(places) == kinds
+    for i, (place, face) in enumerate(places):
+        assert place[2] - place[0] >= 24 and place[3] - place[1] >= 24, place
+        inside = place[0] <= face[0] and place[1] <= face[1] and face[2] <= place[2] and face[3] <= place[3]
+        assert inside, (place, face)  # the card drawn inside its place
+        assert not [other for other, _ in places[:i] if overlap(place, other)], place
+
+
+async def test_a_phone_rolls_the_die_it_sees(phone: Any) -> None:
+    """Spook at 375×667: the wide map opens on the player's pawn, the die and the Queen out of view at its right;
+    when the roll is asked the map brings them into view (the player does not hunt for them), and a tap on the die
+    rolls it."""
+    await create_table(phone, "spook", 1)
+    await phone.click("#start:not([disabled])")
+    await phone.click("""button[data-action='{"type":"draw"}']""")
+    await phone.wait_for_selector("""button[data-action='{"type":"roll"}']""")
+    await phone.locator(".board").scroll_into_view_if_needed()
+    await screenshot(phone, "phone-spook-roll")
+    for part in ("svg.spook-board .info .die", "svg.spook-board .info .pcard"):  # the die, the Queen
+        box = await phone.locator(part).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 375, (part, box)
+    await phone.locator("svg.spook-board .die").tap()
+    await phone.wait_for_selector("svg.spook-board .die:not(.unrolled)", timeout=5000)
+    await phone.wait_for_selector("svg.spook-board .place[data-action]")  # where the pawn may go: in view again
+    box = await phone.locator("svg.spook-board .place[data-action]").first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+
+
+async def test_a_phone_sees_where_a_card_goes_in_another_house(phone: Any) -> None:
+    """Ghost at Home at 375×667: the map opens on the player's own house; a card picked that goes to another
+    player's house (a ghost, a lightning) brings that house into view instead of leaving its place off the screen."""
+    elsewhere = "svg.gah-board .house:not(.mine) [data-action]"
+    for _ in range(3):  # one game in twenty or so ends before such a card: another game
+        await phone.set_checked("#create-form input[name=bots]", True)
+        await create_table(phone, "ghost-at-home", 2)
+        await phone.click("#start:not([disabled])")
+        try:
+            await until_a_choice_on_the_board(phone, elsewhere, 300)
+            break
+        except GameOver:
+            await phone.click(f"{GAME_OVER} button.primary")  # back to the lobby
+    else:
+        raise AssertionError("three games ended before a card went to another house")
+    await phone.locator(".board").scroll_into_view_if_needed()
+    await screenshot(phone, "phone-ghost-at-home-elsewhere")
+    box = await phone.locator(elsewhere).first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375, box
 
 
 async def test_svg_labels_stay_in_their_boxes(page: Any) -> None:

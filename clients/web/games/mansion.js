@@ -15,7 +15,7 @@ const R_SEANCE = 98;
 const R_HALL_IN = 110;
 const R_HALL_OUT = 214;
 const R_TILE = 366;
-const TILE_W = 246;
+const TILE_W = 260; // 4 of the own room's cells across are 24 px wide on a 375 px phone
 const TILE_H = 160;
 
 /** How each kind of Ghost card looks: a glyph and a colour. */
@@ -115,8 +115,9 @@ function pawn(ctx, seat, x, y, counterRotation) {
   );
 }
 
-/** A Ghost card (with how many of them) in SVG, at (x, y), ``w`` wide. */
-function svgCard(ctx, card, count, x, y, w) {
+/** A Ghost card (with how many of them) in SVG, at (x, y), ``w`` wide; ``cell``: the larger box around it that a
+ * tap or a click on it hits, when it has one. */
+function svgCard(ctx, card, count, x, y, w, cell = null) {
   const [glyph, colour] = CARD_LOOK[card];
   const { icon, steps: mark } = ghostOf(ctx, card);
   const hgt = w * 1.38;
@@ -124,6 +125,7 @@ function svgCard(ctx, card, count, x, y, w) {
     "g",
     { class: `card${icon === null ? " special" : ""}`, transform: `translate(${x} ${y})` },
     s("title", {}, count > 1 ? `${cardName(ctx, card)} ×${count}` : cardName(ctx, card)),
+    cell ? s("rect", { class: "hit", x: cell.x - x, y: cell.y - y, width: cell.width, height: cell.height }) : null,
     s("rect", { width: w, height: hgt, rx: 4, fill: colour }),
     s("text", { class: "glyph", x: w / 2, y: hgt / 2, "font-size": w * 0.58, "text-anchor": "middle", dy: "0.35em" }, glyph),
     mark ? s("text", { class: "mark", x: 4, y: 11, "font-size": 10 }, String(mark)) : null,
@@ -158,6 +160,30 @@ function cardGrid(slots) {
   return slots <= large.perRow * large.rows ? large : fit(24); // 7 × 3
 }
 
+/** Where a room tile's ``count`` cards go, ``slots`` places in all: each card's {x, y, w} and, in the player's own
+ * room, its ``cell``.  One's own room is where cards are collected: its cards share the whole tile in up to 4 × 2
+ * cells (the top row's over the room's name), each card's hit area, drawn as large as the cell allows.  On a 375 px
+ * phone a cell is 24 × 24 px or more (a finger's target) where a card of the other rooms is 12 × 17 px; a room of
+ * more than 8 kinds (rare) has its cards as small as the other rooms'. */
+function cardPlaces(x, y, count, slots, mine) {
+  if (!mine || slots > 8) {
+    const { w, perRow } = cardGrid(slots);
+    return Array.from({ length: count }, (_, i) => ({ x: x + 12 + (i % perRow) * (w + 5), y: y + 42 + Math.floor(i / perRow) * (w * 1.38 + 5), w }));
+  }
+  const rows = slots > 3 ? [[0, 94], [94, TILE_H]] : [[0, TILE_H]]; // the bottom row 66 units tall: 25 px on a phone
+  const cols = Math.ceil(slots / rows.length);
+  const cellW = TILE_W / cols;
+  // a card's face: under the name (36 units) and 6 units clear of its row's bottom, where its count badge hangs
+  const face = ([top, bottom]) => [Math.max(top, 36) + 2, bottom - 6];
+  const w = Math.min(56, cellW - 16, ...rows.map((row) => (face(row)[1] - face(row)[0]) / 1.38));
+  return Array.from({ length: count }, (_, i) => {
+    const [top, bottom] = rows[Math.floor(i / cols)];
+    const [faceTop, faceBottom] = face([top, bottom]);
+    const cell = { x: x + (i % cols) * cellW, y: y + top, width: cellW, height: bottom - top };
+    return { x: cell.x + (cellW - w) / 2, y: y + (faceTop + faceBottom - w * 1.38) / 2, w, cell };
+  });
+}
+
 function roomTile(ctx, room) {
   const v = ctx.view;
   const [cx, cy] = polar(room * SLOT, R_TILE);
@@ -172,12 +198,11 @@ function roomTile(ctx, room) {
   );
   if (here) tile.append(ghostShape(ctx, x + TILE_W - 30, y + TILE_H - 26, 1.35));
   const kinds = grouped(v.rooms[room]);
-  const { w, perRow } = cardGrid(kinds.length + (here ? 1 : 0)); // the ghosts take the bottom-right slot
+  const places = cardPlaces(x, y, kinds.length, kinds.length + (here ? 1 : 0), mine); // the ghosts: the bottom-right slot
   kinds.forEach(([card, count], i) => {
-    const cardX = x + 12 + (i % perRow) * (w + 5);
-    const cardY = y + 42 + Math.floor(i / perRow) * (w * 1.38 + 5);
-    const el = svgCard(ctx, card, count, cardX, cardY, w);
+    const { x: cardX, y: cardY, w, cell } = places[i];
     const collect = mine && find(ctx, "collect", (a) => a.card === card);
+    const el = svgCard(ctx, card, count, cardX, cardY, w, collect ? cell : null);
     if (collect) choice(el, collect, label(ctx, collect));
     tile.append(el);
   });
@@ -240,19 +265,20 @@ function seanceRoom(ctx) {
 }
 
 /** The rotate choices, in the board's top corners: turn the hallway 1–3 slots either way.  The buttons are as
- * large as the corners allow (a finger's target on a phone); the title runs from the board's edge inwards. */
+ * large as the corners allow (80 × 70 units: 30 × 26 px, a finger's target, on a 375 px phone); the title runs
+ * from the board's edge inwards. */
 function rotateControls(ctx, hall, angle) {
   const v = ctx.view;
   const groups = [];
   for (const [sign, x, arrow, edge] of [
-    [-1, 22, "↺", "start"],
-    [1, 782, "↻", "end"],
+    [-1, 16, "↺", "start"],
+    [1, 728, "↻", "end"],
   ]) {
     const group = s(
       "g",
       { class: "rotate-controls" },
-      fit(s("text", { class: "rotate-title", x: edge === "start" ? x : x + 196, y: 34, "text-anchor": edge }, ctx.t("mansion.rotate")), 340),
-      s("text", { class: "rotate-arrow", x: x + 98, y: 76, "text-anchor": "middle" }, arrow),
+      fit(s("text", { class: "rotate-title", x: edge === "start" ? x : x + 256, y: 34, "text-anchor": edge }, ctx.t("mansion.rotate")), 340),
+      s("text", { class: "rotate-arrow", x: x + 128, y: 76, "text-anchor": "middle" }, arrow),
     );
     let any = false;
     for (let k = 1; k <= 3; k++) {
@@ -260,12 +286,12 @@ function rotateControls(ctx, hall, angle) {
       const rotate = find(ctx, "rotate", (a) => a.r === r);
       if (!rotate) continue;
       any = true;
-      const bx = x + (k - 1) * 68;
+      const bx = x + (k - 1) * 88;
       const button = s(
         "g",
-        { class: "rotate-button", transform: `translate(${bx} 88)` },
-        s("rect", { width: 60, height: 48, rx: 8 }),
-        s("text", { x: 30, y: 24, "text-anchor": "middle", dy: "0.35em" }, `${sign > 0 ? "+" : "−"}${k}`),
+        { class: "rotate-button", transform: `translate(${bx} 84)` },
+        s("rect", { width: 80, height: 70, rx: 10 }),
+        s("text", { x: 40, y: 35, "text-anchor": "middle", dy: "0.35em" }, `${sign > 0 ? "+" : "−"}${k}`),
       );
       button.addEventListener("mouseenter", () => (hall.style.transform = `rotate(${angle + sign * k * SLOT}deg)`));
       button.addEventListener("mouseleave", () => (hall.style.transform = `rotate(${angle}deg)`));

@@ -257,7 +257,9 @@ function infoBox(ctx) {
   const v = ctx.view;
   const r = rectOf(INFO_CELL);
   const group = s("g", { class: "info" }, s("rect", { class: "info-bg", x: r.x, y: r.y, width: r.w, height: r.h, rx: 10 }));
-  group.append(diePiece(v.roll, r.x + 16, r.y + 16, 64));
+  const die = diePiece(v.roll, r.x + 16, r.y + 16, 64);
+  const roll = find(ctx, "roll");
+  group.append(roll ? choice(die, roll, label(ctx, roll)) : die); // the die rolls itself, as the button does
   const rolled = v.roll ? ctx.t("spook.rolled", { value: v.roll }) : ctx.t("spook.not_rolled");
   const beside = r.w - 78 - 96 - 8; // between the die and the Queen
   group.append(
@@ -305,8 +307,10 @@ function board(ctx) {
     const open = origin !== null && (a === origin || b === origin) && find(ctx, "move", (m) => m.pawn === mover && m.to === (a === origin ? b : a));
     svg.append(s("rect", { class: `door${open ? " open" : ""}`, x: d.x, y: d.y, width: d.w, height: d.h, rx: 4 }));
   }
+  // the die first: the page brings a phone's wide board to its first target, and when rolling that is the die
+  svg.append(infoBox(ctx));
   for (const place of Object.keys(CELLS)) svg.append(locationCell(ctx, place, mover));
-  svg.append(infoBox(ctx), pilesBox(ctx));
+  svg.append(pilesBox(ctx));
   return svg;
 }
 
