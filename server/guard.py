@@ -78,6 +78,17 @@ def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     return getattr(address, "ipv4_mapped", None) or address
 
 
+def _forwarded(hop: str) -> str | None:
+    """An X-Forwarded-For entry's address: "203.0.113.9", "2001:db8::7", or either with the port some proxies
+    add ("203.0.113.9:4711", "[2001:db8::7]:4711"); None for anything else ("unknown", "_hidden")."""
+    hop = hop.strip()
+    if hop.startswith("["):
+        hop = hop[1:].partition("]")[0]
+    elif hop.count(":") == 1:
+        hop = hop.partition(":")[0]
+    return hop if _ip(hop) is not None else None
+
+
 def _is_loopback(host: str) -> bool:
     address = _ip(host)
     return address is not None and address.is_loopback
@@ -110,14 +121,14 @@ class Guard:
     def client(self, ws: ServerConnection) -> str | None:
         """The client's address: the connection's, or, coming from a trusted proxy, the address its
         ``X-Forwarded-For`` names last that is not itself a trusted proxy (each proxy appends the address it was
-        reached from; what a client wrote itself stays on the left, unread).  A name that is no address there
+        reached from; what a client wrote itself stays on the left, unread).  An entry that is no address
         ("unknown") leaves the proxy's own."""
         host = host_of(ws)
         if not self.proxies or host is None or ws.request is None:
             return host
-        hops = [hop.strip() for value in ws.request.headers.get_all("X-Forwarded-For") for hop in value.split(",")]
-        while hops and self._trusted(host) and _ip(hops[-1]) is not None:
-            host = hops.pop()
+        hops = [hop for value in ws.request.headers.get_all("X-Forwarded-For") for hop in value.split(",")]
+        while hops and self._trusted(host) and (hop := _forwarded(hops.pop())) is not None:
+            host = hop
         return host
 
     def _trusted(self, host: str) -> bool:

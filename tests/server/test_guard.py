@@ -65,6 +65,8 @@ def test_behind_a_trusted_proxy_the_client_is_the_address_it_forwards() -> None:
     assert guard.client(connection("10.0.0.2", "198.51.100.1, 203.0.113.9")) == "203.0.113.9"
     assert guard.client(connection("10.0.0.2", "203.0.113.9", "192.0.2.1, 10.1.1.1")) == "203.0.113.9"  # 3 proxies
     assert guard.client(connection("::ffff:10.0.0.2", "2001:db8::7")) == "2001:db8::7"
+    assert guard.client(connection("10.0.0.2", "203.0.113.9:4711")) == "203.0.113.9"  # with a port (some proxies)
+    assert guard.client(connection("10.0.0.2", " [2001:db8::7]:4711")) == "2001:db8::7"
     assert guard.client(connection("10.0.0.2")) == "10.0.0.2"  # nothing forwarded: the proxy's own
     assert guard.client(connection("10.0.0.2", "203.0.113.9, unknown")) == "10.0.0.2"  # no address: the proxy's
     assert guard.client(connection("198.51.100.20", "203.0.113.9")) == "198.51.100.20"  # not a trusted proxy
