@@ -117,15 +117,18 @@ export class Connection {
   }
 }
 
-/** The WebSocket address of the server that served this page. */
-export function serverUrl() {
-  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+/** The WebSocket address of the server that served this page: the page's own folder, so a reverse proxy may
+ * serve it under a path ("https://example.org/hauntd/" → "wss://example.org/hauntd/"). */
+export function serverUrl(page = location.href) {
+  const url = new URL(".", page);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url.href;
 }
 
 /** A game's catalog, its public cards and board (``GET /games/<game>.json``); a ServerError when the server
  * refuses it. */
 export async function fetchCatalog(game) {
-  const reply = await fetch(`/games/${encodeURIComponent(game)}.json`);
+  const reply = await fetch(`games/${encodeURIComponent(game)}.json`); // (relative: the page may sit under a path)
   const body = await reply.json().catch(() => ({}));
   if (!reply.ok) throw new ServerError(body.code || "unavailable", body.message || `HTTP ${reply.status}`);
   return body;
