@@ -119,8 +119,8 @@ export class Connection {
 
 /** The WebSocket address of the server that served this page: the page's own folder, so a reverse proxy may
  * serve it under a path ("https://example.org/hauntd/" → "wss://example.org/hauntd/"). */
-export function serverUrl(page = location.href) {
-  const url = new URL(".", page);
+export function serverUrl() {
+  const url = new URL(".", location.href);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   return url.href;
 }
