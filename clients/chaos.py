@@ -52,7 +52,7 @@ from server.app import raise_open_files, relax_gc
 from server.embedded import EmbeddedValkey
 from server.launch import ServerProcess
 from server.store import Store
-from server.verify import logged, verdict
+from server.verify import judge, logged
 
 # A request that met the chaos (its server died, its store restarted): the table is given up before its start.
 _SETUP_FAILURES = (ServerError, ConnectionLost, TimeoutError, OSError)
@@ -292,7 +292,7 @@ async def audit(url: str, ledger: Ledger) -> dict[str, Any]:
         for table in sorted(ledger.started | set(ledger.accepted)):
             stored = await logged(store, table)
             if table in ledger.completed and table in ledger.started:
-                replayed = verdict(table, stored)
+                replayed = judge(table, stored)
                 if not replayed.ok:
                     unfair[table] = replayed.problems
             seq, batches = (stored[0].seq, stored[1]) if stored is not None else (0, [])

@@ -126,13 +126,13 @@ async def logged(store: Store, table: str) -> tuple[Record, list[Batch]] | None:
     return record, await store.batches(table, 0, record.seq)
 
 
-def verdict(table: str, stored: tuple[Record, list[Batch]] | None) -> Verdict:
+def judge(table: str, stored: tuple[Record, list[Batch]] | None) -> Verdict:
     """``replay`` of what ``logged`` read."""
     return replay(table, *stored) if stored is not None else Verdict(table, problems=["no such table"])
 
 
 async def verify_table(store: Store, table: str) -> Verdict:
-    return verdict(table, await logged(store, table))
+    return judge(table, await logged(store, table))
 
 
 # -- the command -------------------------------------------------------------------------------------------
