@@ -400,7 +400,7 @@ def loadtest(
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hauntd-load-")))
             # bots play flat out, faster than the per-connection rate limit meant for people allows
             args = ["--log-format", "json", "--data-dir", str(tmp / "data"), "--rate", "1e6", "--burst", "1000000"]
-            server = ServerProcess(args, tmp / "server.log")
+            server = ServerProcess(args, tmp / "server.log", tied=True)  # (gone with us, even on SIGTERM)
             server.start()
             stack.callback(server.kill, signal.SIGTERM)
             plan.url = server.url
