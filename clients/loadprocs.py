@@ -45,6 +45,7 @@ class LoadProcess:
         self.tick: dict[str, Any] = {}  # the latest counters it sent
         self.ticks = 0  # how many it sent
         self.ticked: Callable[[], None] = lambda: None  # called on each
+        self.reported = False  # whether it sent its result
         self.process: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
@@ -58,8 +59,8 @@ class LoadProcess:
         )
 
     async def receive(self, kind: str) -> Any:
-        """The next message of ``kind`` (``tick`` messages on the way are kept in ``tick``); exits the run with
-        ``Died`` if the child ends first."""
+        """The next message of ``kind`` (``tick`` messages on the way are kept in ``tick``); ``Died`` if the
+        child ends first."""
         assert self.process is not None and self.process.stdout is not None
         while True:
             line = await self.process.stdout.readline()
@@ -73,6 +74,7 @@ class LoadProcess:
                 self.ticks += 1
                 self.ticked()
             if kind in message:
+                self.reported = kind == "result"
                 return message[kind]
 
     def go(self) -> None:
@@ -80,11 +82,12 @@ class LoadProcess:
         self.process.stdin.write(b"go\n")
 
     async def end(self) -> None:
-        """Stop it if it still runs (SIGTERM, then SIGKILL after 5 s) and reap it."""
+        """Stop it unless it sent its result (SIGTERM; SIGKILL if it still runs 5 s later) and reap it."""
         if self.process is None or self.process.returncode is not None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            self.process.terminate()
+        if not self.reported:  # (one that did exits by itself: signalling it would reap it behind asyncio's back)
+            with contextlib.suppress(ProcessLookupError):
+                self.process.terminate()
         try:
             await asyncio.wait_for(self.process.wait(), 5)
         except TimeoutError:
