@@ -13,14 +13,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import random
 import signal
+import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from clients.bots.base import Strategy, get_strategy, strategy_names
 from clients.bots.runner import HARMLESS, SeatBot
 from clients.echo import echo_rate, echo_server
 from clients.leaks import LeakChecker
+from clients.loadprocs import Died, LoadProcess, become_child, ready_then_wait_for_go, tell
 from clients.progress import Progress
 from clients.sdk import Client, ConnectionLost, ServerError
 from engine.registry import games
@@ -38,6 +41,7 @@ from server.latency import percentiles_ms
 from server.launch import ServerProcess
 
 GAMES = ("mansion", "spook", "ghost-at-home")
+LEAK_EXAMPLES = 10  # leaks described in the report
 
 
 @dataclass
@@ -59,8 +63,89 @@ class Stats:
 
     def leak(self, where: str) -> None:
         self.leaks += 1
-        if len(self.leak_examples) < 10:
+        if len(self.leak_examples) < LEAK_EXAMPLES:
             self.leak_examples.append(where)
+
+    def add(self, other: Stats) -> None:
+        """Count in what another process measured (``--processes``): raw samples, so percentiles stay exact."""
+        self.actions += other.actions
+        self.games += other.games
+        self.messages += other.messages
+        self.latency += other.latency
+        self.event_latency += other.event_latency
+        self.errors.update(other.errors)
+        self.rejections.update(other.rejections)
+        self.leaks += other.leaks
+        self.leak_examples = (self.leak_examples + other.leak_examples)[:LEAK_EXAMPLES]
+        self.connections += other.connections
+        self.reconnects += other.reconnects
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Stats:
+        """The inverse of ``vars(stats)`` through JSON."""
+        return cls(**{**data, "errors": Counter(data["errors"]), "rejections": Counter(data["rejections"])})
+
+
+@dataclass
+class Tick:
+    """A process's running totals, for the progress line (a load process sends its parent one each second)."""
+
+    actions: int = 0
+    games: int = 0
+    connections: int = 0
+    errors: int = 0
+    leaks: int = 0
+    recent: list[float] = field(default_factory=list)  # the latest latency samples
+
+    @classmethod
+    def of(cls, stats: Stats) -> Tick:
+        errors = sum(stats.errors.values())
+        return cls(stats.actions, stats.games, stats.connections, errors, stats.leaks, stats.latency[-2000:])
+
+    @classmethod
+    def total(cls, ticks: Iterable[Tick]) -> Tick:
+        total = cls()
+        for tick in ticks:
+            total.actions += tick.actions
+            total.games += tick.games
+            total.connections += tick.connections
+            total.errors += tick.errors
+            total.leaks += tick.leaks
+            total.recent += tick.recent
+        return total
+
+
+class Line:
+    """The progress line (nothing when ``shown`` is None): a ``Tick`` and the rate of actions since the last."""
+
+    def __init__(self, shown: Progress | None, duration: float) -> None:
+        self.shown = shown
+        self.duration = duration
+        self.last = (0, 0.0)  # (actions, seconds into the window) at the last line
+
+    def __call__(self, tick: Tick, elapsed: float) -> None:
+        if self.shown is None:
+            return
+        rate = (tick.actions - self.last[0]) / max(1e-9, elapsed - self.last[1])
+        self.last = (tick.actions, elapsed)
+        recent = _percentiles(tick.recent)
+        self.shown.show(
+            f"{elapsed:5.0f}/{self.duration:.0f}s  conns {tick.connections}  games {tick.games}  "
+            f"actions {tick.actions} ({rate:.0f}/s)  p50 {recent['p50']:.1f}ms p99 {recent['p99']:.1f}ms  "
+            f"errors {tick.errors}  leaks {tick.leaks}"
+        )
+
+    def end(self) -> None:
+        """End the line for good (a load process's late counters show nothing more)."""
+        if self.shown is not None:
+            self.shown.end()
+        self.shown = None
+
+    @classmethod
+    def made(cls, progress: bool, duration: float) -> Line:
+        """Shown with ``--progress``, or on a terminal."""
+        line = Progress(every=1.0)
+        return cls(line if progress or line.live else None, duration)
 
 
 class Clock:
@@ -135,6 +220,7 @@ class Plan:
     strategy: str
     seed: int
     game_timeout: float
+    first: int = 0  # the number of the first table (a load process of ``--processes`` plays a share of them)
 
 
 class TableSlot:
@@ -302,23 +388,14 @@ async def watchdog(slots: Sequence[TableSlot], limit: float) -> None:
             slot.watch(limit)
 
 
-async def _progress(stats: Stats, started: float, duration: float, shown: Progress | None, watched: Watched) -> None:
-    """Each second: the processes' memory (so ``server_rss_mb`` is a peak), and when ``shown`` a progress line."""
-    last_actions, last_t = 0, time.perf_counter()
+async def _each_second(watched: Watched, then: Callable[[float], None]) -> None:
+    """Each second: the processes' memory (so ``server_rss_mb`` is a peak), then ``then(seconds so far)`` (the
+    progress line, or a load process's counters to its parent)."""
+    started = time.perf_counter()
     while True:
         await asyncio.sleep(1.0)
         watched.sample()
-        if shown is None:
-            continue
-        now = time.perf_counter()
-        rate = (stats.actions - last_actions) / (now - last_t)
-        last_actions, last_t = stats.actions, now
-        recent = _percentiles(stats.latency[-2000:])
-        shown.show(
-            f"{now - started:5.0f}/{duration:.0f}s  conns {stats.connections}  games {stats.games}  "
-            f"actions {stats.actions} ({rate:.0f}/s)  p50 {recent['p50']:.1f}ms p99 {recent['p99']:.1f}ms  "
-            f"errors {sum(stats.errors.values())}  leaks {stats.leaks}"
-        )
+        then(time.perf_counter() - started)
 
 
 def died(ended: Iterable[object]) -> Counter[str]:
@@ -327,9 +404,39 @@ def died(ended: Iterable[object]) -> Counter[str]:
     return Counter(type(result).__name__ for result in ended if isinstance(result, Exception))
 
 
-async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -> dict[str, Any]:
+@dataclass
+class Window:
+    """What one process's measured window counted, and over what."""
+
+    stats: Stats
+    elapsed: float
+    connect_s: float
+    connections: int  # connected at the window's end
+    cpu: dict[str, float]  # CPU seconds used in the window, by process
+
+    def to_json(self) -> dict[str, Any]:
+        return {**vars(self), "stats": vars(self.stats)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Window:
+        return cls(**{**data, "stats": Stats.from_json(data["stats"])})
+
+
+async def _at_once() -> None:
+    """A single load process starts playing as soon as its seats are connected."""
+
+
+async def _measure(
+    plan: Plan,
+    duration: float,
+    watched: Watched,
+    begin: Callable[[], Awaitable[None]],
+    each_second: Callable[[Stats, float], None],
+) -> Window:
+    """One process's load: connect every seat of ``plan``'s tables, await ``begin``, then play ``duration``
+    seconds, calling ``each_second(stats, seconds so far)``."""
     stats = Stats()
-    slots = [TableSlot(plan, stats, i) for i in range(plan.tables)]
+    slots = [TableSlot(plan, stats, i) for i in range(plan.first, plan.first + plan.tables)]
     connecting = time.perf_counter()
     gate = asyncio.Semaphore(50)
 
@@ -340,36 +447,38 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     await asyncio.gather(*(connect(slot) for slot in slots))
     connect_s = time.perf_counter() - connecting
     relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
+    await begin()
     stop = asyncio.Event()
     runners = [asyncio.create_task(slot.run(stop)) for slot in slots]
     runners.append(asyncio.create_task(watchdog(slots, plan.game_timeout)))
-    line = Progress(every=1.0)  # (shown by ``_progress``, which samples memory each second anyway)
-    shown = line if progress or line.live else None  # --progress, or a terminal
     started = time.perf_counter()
     stats.recording = True
     watched.start()
-    ticker = asyncio.create_task(_progress(stats, started, duration, shown, watched))
+    ticker = asyncio.create_task(_each_second(watched, lambda elapsed: each_second(stats, elapsed)))
     await asyncio.sleep(duration)
     stats.recording = False
     elapsed = time.perf_counter() - started
     cpu = watched.cpu_seconds()
     watched.sample()
-    if shown is not None:
-        shown.end()
-    peak_connections = stats.connections
+    connections = stats.connections
     stop.set()
     for task in [*runners, ticker]:
         task.cancel()
     stats.errors.update(died(await asyncio.gather(*runners, ticker, return_exceptions=True)))
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
+    return Window(stats, elapsed, connect_s, connections, cpu)
+
+
+def _report(plan: Plan, window: Window) -> dict[str, Any]:
+    stats, elapsed, cpu = window.stats, window.elapsed, window.cpu
     return {
         "tables": plan.tables,
         "seats": plan.seats,
-        "connections": peak_connections,
+        "connections": window.connections,
         "game": plan.game,
         "strategy": plan.strategy,
         "duration_s": round(elapsed, 2),
-        "connect_s": round(connect_s, 2),
+        "connect_s": round(window.connect_s, 2),
         "games_completed": stats.games,
         "actions": stats.actions,
         "actions_per_s": round(stats.actions / elapsed, 1),
@@ -386,13 +495,130 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     }
 
 
+async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -> dict[str, Any]:
+    """Every table in this process (``--processes 1``), which shows its own progress line."""
+    line = Line.made(progress, duration)
+    window = await _measure(plan, duration, watched, _at_once, lambda stats, elapsed: line(Tick.of(stats), elapsed))
+    line.end()
+    return _report(plan, window)
+
+
+def _child(plan: Plan, duration: float) -> int:
+    """A load process of a ``--processes`` run: ``_measure`` under its parent's barrier, reporting to it."""
+    become_child()
+
+    def report(stats: Stats, elapsed: float) -> None:
+        tell("tick", vars(Tick.of(stats)))
+
+    window = asyncio.run(_measure(plan, duration, Watched(None), ready_then_wait_for_go, report))
+    tell("result", window.to_json())
+    return 0
+
+
+def _shares(plan: Plan, processes: int) -> list[Plan]:
+    """``plan``'s tables as ``processes`` runs of consecutive tables, as even as can be."""
+    size, extra = divmod(plan.tables, processes)
+    shares, first = [], plan.first
+    for i in range(processes):
+        tables = size + (i < extra)
+        shares.append(dataclasses.replace(plan, first=first, tables=tables))
+        first += tables
+    return shares
+
+
+def _child_argv(share: Plan, duration: float) -> list[str]:
+    """The command line of the load process that plays ``share``."""
+    argv = [sys.executable, "-m", "server.cli", "loadtest", "--url", share.url, "--duration", repr(duration)]
+    argv += ["--tables", str(share.tables), "--seats", str(share.seats), "--game", share.game]
+    argv += ["--strategy", share.strategy, "--seed", str(share.seed), "--game-timeout", repr(share.game_timeout)]
+    return [*argv, "--child", str(share.first)]
+
+
+def _merge(parts: list[Window], cpu: dict[str, float]) -> Window:
+    """The load processes' windows as one: counts summed, samples pooled, the parent's ``cpu`` (its own as
+    ``client``, the server's) with the processes' CPU added to ``client``."""
+    stats = Stats()
+    for part in parts:
+        stats.add(part.stats)
+    cpu = {**cpu, "client": cpu["client"] + sum(part.cpu["client"] for part in parts)}
+    elapsed = max(part.elapsed for part in parts)  # all started on the same go, for the same duration
+    connect_s = max(part.connect_s for part in parts)
+    return Window(stats, elapsed, connect_s, sum(part.connections for part in parts), cpu)
+
+
+async def _all(*steps: Awaitable[Any]) -> list[Any]:
+    """``gather``, except that the first failure cancels the others (and nothing is left unawaited)."""
+    tasks = [asyncio.ensure_future(step) for step in steps]
+    try:
+        return await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _spread(plan: Plan, duration: float, processes: int, progress: bool, watched: Watched) -> dict[str, Any]:
+    """The tables split over ``processes`` load processes that start together once all are connected and
+    measure the same ``duration``; one report of their merged figures (``clients/loadprocs.py``)."""
+    children = [
+        LoadProcess(
+            _child_argv(share, duration),
+            f"load process {i + 1} of {processes} (tables {share.first}–{share.first + share.tables - 1})",
+        )
+        for i, share in enumerate(_shares(plan, processes))
+    ]
+    line = Line.made(progress, duration)
+    lines = 0  # one per second the children reported
+
+    def ticked() -> None:
+        """Once every child has sent its counters of the next second: a line of their totals."""
+        nonlocal lines
+        if min(child.ticks for child in children) > lines:
+            lines += 1
+            line(Tick.total(Tick(**child.tick) for child in children), time.perf_counter() - started)
+
+    async def window() -> dict[str, float]:
+        """The window, the server's memory sampled each second: this process's and the server's CPU over it."""
+        sampler = asyncio.create_task(_each_second(watched, lambda elapsed: None))
+        try:
+            await asyncio.sleep(duration)
+        finally:
+            sampler.cancel()
+        cpu = watched.cpu_seconds()
+        watched.sample()
+        line.end()
+        return cpu
+
+    try:
+        for child in children:
+            await child.start()
+        await _all(*(child.receive("ready") for child in children))  # the barrier
+        watched.start()
+        started = time.perf_counter()
+        for child in children:
+            child.ticked = ticked
+            child.go()
+        cpu, *results = await _all(window(), *(child.receive("result") for child in children))
+    finally:
+        await asyncio.gather(*(child.end() for child in children))
+    merged = _merge([Window.from_json(result) for result in results], cpu)
+    return {**_report(plan, merged), "processes": processes}
+
+
 def loadtest(
-    plan: Plan, duration: float, *, spawn: bool, baseline: str | None, baseline_seconds: float, progress: bool
+    plan: Plan,
+    duration: float,
+    *,
+    spawn: bool,
+    baseline: str | None,
+    baseline_seconds: float,
+    progress: bool,
+    processes: int = 1,
 ) -> dict[str, Any]:
-    limit = raise_open_files()
-    needed = plan.tables * plan.seats + 100  # a socket per seat here (the server raises its own limit)
+    limit = raise_open_files()  # (the load processes inherit it)
+    needed = -(-plan.tables // processes) * plan.seats + 100  # a socket per seat in each load process
     if limit < needed:
-        raise SystemExit(f"hauntd loadtest: {needed} open files needed, the limit is {limit}")
+        raise SystemExit(f"hauntd loadtest: {needed} open files needed per process, the limit is {limit}")
     report: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         server: ServerProcess | None = None
@@ -400,16 +626,22 @@ def loadtest(
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hauntd-load-")))
             # bots play flat out, faster than the per-connection rate limit meant for people allows
             args = ["--log-format", "json", "--data-dir", str(tmp / "data"), "--rate", "1e6", "--burst", "1000000"]
-            server = ServerProcess(args, tmp / "server.log")
+            server = ServerProcess(args, tmp / "server.log", tied=True)  # (gone with us, even on SIGTERM)
             server.start()
             stack.callback(server.kill, signal.SIGTERM)
             plan.url = server.url
         watched = Watched(server.process.pid if server is not None and server.process is not None else None)
-        report.update(asyncio.run(_load(plan, duration, progress, watched)))
+        try:
+            if processes == 1:
+                report.update(asyncio.run(_load(plan, duration, progress, watched)))
+            else:
+                report.update(asyncio.run(_spread(plan, duration, processes, progress, watched)))
+        except Died as exc:
+            raise SystemExit(f"hauntd loadtest: {exc}") from None
         if server is not None:
             report["server_rss_mb"] = round(sum(watched.peak_rss.values()), 1)
             report["server_rss_parts_mb"] = {k: round(v, 1) for k, v in watched.peak_rss.items()}
-    if baseline == "echo":
+    if baseline == "echo":  # after the load, from this one process whatever ``processes``: the ratio's meaning
         with echo_server() as (url, pid):
             echo = Watched(pid)
             window: dict[str, Any] = {}  # the timed window only: not the handshakes and closes around it
@@ -460,28 +692,57 @@ def plan_from_args(args: argparse.Namespace, url: str) -> Plan:
     )
 
 
+def _at_least_one(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
+    return number
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)")
     parser.add_argument("--spawn", action="store_true", help="start a hauntd serve with an embedded store instead")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (default: %(default)s)")
     add_table_arguments(parser, game="mansion", game_timeout=60.0)
-    parser.add_argument("--baseline", choices=["echo"], default=None, help="also measure a bare websockets echo")
+    parser.add_argument(
+        "--processes",
+        type=_at_least_one,
+        default=1,
+        help="load processes the tables are split over, to load from more than one core; they start together and "
+        "their figures are merged (default: %(default)s; at most --tables)",
+    )
+    parser.add_argument(
+        "--baseline",
+        choices=["echo"],
+        default=None,
+        help="also measure a bare websockets echo, after the load, from one process whatever --processes (so "
+        "ratio keeps its meaning)",
+    )
     parser.add_argument(
         "--baseline-seconds", type=float, default=None, help="seconds of the echo baseline (default: duration, ≤10)"
     )
     parser.add_argument("--progress", action="store_true", help="a progress line per second on stderr")
     parser.add_argument("--json", action="store_true", help="print only the JSON report (the default output)")
+    # internal: this is one load process of a --processes run, its tables numbered from FIRST
+    parser.add_argument("--child", type=int, default=None, metavar="FIRST", help=argparse.SUPPRESS)
+    parser.set_defaults(_usage_error=parser.error)
 
 
 def run(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args, args.url)
+    if args.child is not None:
+        return _child(dataclasses.replace(plan, first=args.child), args.duration)
+    if args.processes > args.tables:
+        args._usage_error(f"argument --processes: {args.processes} is more than --tables {args.tables}")
     baseline_seconds = args.baseline_seconds if args.baseline_seconds is not None else min(args.duration, 10.0)
     report = loadtest(
-        plan_from_args(args, args.url),
+        plan,
         args.duration,
         spawn=args.spawn,
         baseline=args.baseline,
         baseline_seconds=baseline_seconds,
         progress=args.progress,
+        processes=args.processes,
     )
     print(json.dumps(report))
     return 0

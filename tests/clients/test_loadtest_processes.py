@@ -1,0 +1,160 @@
+"""``hauntd loadtest --processes N``: the tables split over N load processes measuring one window, one report of
+their merged figures; a load process that dies or cannot connect fails the run at once, leaving no process."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from clients import loadtest
+from clients.loadtest import Plan, Stats, Window
+from server.cli import build_parser, main
+from server.launch import ROOT
+from tests.server.test_cli import closed_port
+
+# the keys of a one-process --spawn report without --baseline (as before --processes)
+ONE_PROCESS_KEYS = {
+    "tables", "seats", "connections", "game", "strategy", "duration_s", "connect_s", "games_completed", "actions",
+    "actions_per_s", "messages_per_action", "latency_ms", "event_latency_ms", "errors", "reconnects", "rejections",
+    "leaks", "leak_examples", "cpu_percent", "cpu_ms_per_action", "server_rss_mb", "server_rss_parts_mb",
+}  # fmt: skip
+
+
+def test_two_processes_report_the_sums_of_what_each_counted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    counted: list[Stats] = []
+    real_add = Stats.add
+
+    def spy(self: Stats, other: Stats) -> None:
+        counted.append(other)
+        real_add(self, other)
+
+    monkeypatch.setattr(Stats, "add", spy)
+    load = functools.partial(loadtest.loadtest, spawn=True, baseline=None, baseline_seconds=1.0, progress=True)
+    plan = Plan("", tables=4, seats=4, game="spook", strategy="random", seed=1, game_timeout=60)
+    report = load(plan, 3.0, processes=2)
+    assert report["processes"] == 2 and report["tables"] == 4
+    assert len(counted) == 2 and all(part.actions > 0 for part in counted)  # both loaded the server
+    assert report["connections"] == 16
+    assert report["actions"] == sum(part.actions for part in counted)
+    assert report["games_completed"] == sum(part.games for part in counted) > 0
+    assert report["errors"] == {} and report["leaks"] == 0
+    assert report["latency_ms"] == loadtest._percentiles(counted[0].latency + counted[1].latency)
+    assert report["cpu_ms_per_action"]["client"] > 0 and report["cpu_ms_per_action"]["server"] > 0
+    assert report["server_rss_mb"] > 10
+    assert "conns 16 " in capsys.readouterr().err  # the progress line shows both processes' totals
+    # a load process that had sent its result was signalled as it exited, reaped behind asyncio's back:
+    # "Unknown child process pid …, will report returncode 255"
+    assert not [record.getMessage() for record in caplog.records if record.name == "asyncio"]
+
+    one = load(dataclasses.replace(plan, tables=1), 1.0)
+    assert set(one) == ONE_PROCESS_KEYS and set(report) == ONE_PROCESS_KEYS | {"processes"}
+
+
+def test_percentiles_are_of_every_process_samples_pooled() -> None:
+    """Not an average of each process's percentiles: p99 of 1 ms ×100 and of 2 ms ×98 + 50 ms ×2 is neither's
+    p99 (1 ms, 50 ms) nor their mean (25.5 ms), but 2.48 ms; and the figures survive the pipe (JSON)."""
+    steady = Window(Stats(actions=100, latency=[0.001] * 100, errors=Counter(stale=1)), 3.01, 0.5, 8, {"client": 1.0})
+    slow = Stats(actions=100, latency=[0.002] * 98 + [0.050] * 2, errors=Counter(stale=2, internal=1))
+    slow.leaks, slow.leak_examples = 12, [f"leak {i}" for i in range(12)]
+    spiky = Window(slow, 3.02, 0.7, 8, {"client": 2.0})
+    assert loadtest._percentiles(steady.stats.latency)["p99"] == 1.0
+    assert loadtest._percentiles(spiky.stats.latency)["p99"] == 50.0
+    parts = [Window.from_json(json.loads(json.dumps(part.to_json()))) for part in (steady, spiky)]
+    merged = loadtest._merge(parts, {"client": 0.5, "server": 4.0})
+    plan = Plan("", tables=4, seats=4, game="spook", strategy="random", seed=1, game_timeout=60)
+    report = loadtest._report(plan, merged)
+    assert report["latency_ms"]["p99"] == 2.48
+    assert report["actions"] == 200 and report["connections"] == 16 and report["duration_s"] == 3.02
+    assert report["errors"] == {"stale": 3, "internal": 1} and report["leaks"] == 12
+    assert len(report["leak_examples"]) == loadtest.LEAK_EXAMPLES
+    assert merged.cpu == {"client": 3.5, "server": 4.0}  # the parent's and both processes'
+
+
+def test_tables_keep_their_numbers_in_the_process_that_plays_them() -> None:
+    """Each table's seed and name come from its number: 5 tables over 2 processes are tables 0–2 and 3–4, and a
+    load process's command line gives it back its share exactly."""
+    plan = Plan("ws://x", tables=5, seats=3, game="mix", strategy="greedy", seed=7, game_timeout=12.5)
+    shares = loadtest._shares(plan, 2)
+    assert [(share.first, share.tables) for share in shares] == [(0, 3), (3, 2)]
+    for share in shares:
+        argv = loadtest._child_argv(share, 2.5)
+        assert argv[:4] == [sys.executable, "-m", "server.cli", "loadtest"]
+        args = build_parser().parse_args(argv[3:])
+        assert dataclasses.replace(loadtest.plan_from_args(args, args.url), first=args.child) == share
+        assert args.duration == 2.5
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [(["--processes", "0"], "must be at least 1"), (["--tables", "2", "--processes", "3"], "more than --tables 2")],
+)
+def test_processes_beyond_one_per_table_or_below_one_are_a_usage_error(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["loadtest", "--url", f"ws://127.0.0.1:{closed_port()}", "--duration", "1", *argv])
+    assert exit_.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_a_load_process_that_cannot_connect_fails_the_run() -> None:
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--url", f"ws://127.0.0.1:{closed_port()}"]
+    command += ["--tables", "2", "--processes", "2", "--duration", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("hauntd loadtest: load process ") and "before its ready" in last, done.stderr
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    """Every process under ``pid``, with its command line."""
+    found: dict[int, str] = {}
+    for child in map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split()):
+        found[child] = Path(f"/proc/{child}/cmdline").read_text().replace("\0", " ")
+        found.update(_descendants(child))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie not yet reaped by a parent that is itself gone does not count)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_load_process_killed_mid_run_fails_the_run_and_leaves_no_process() -> None:
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--spawn", "--tables", "4", "--processes", "2"]
+    command += ["--game", "spook", "--duration", "60", "--progress", "--json"]
+    parent = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    guard = threading.Timer(90, parent.kill)  # (a hung run fails the test rather than hanging it)
+    guard.start()
+    try:
+        assert parent.stderr is not None
+        line = parent.stderr.readline()  # the first progress line: both load processes are playing
+        assert "conns 16 " in line, line + parent.stderr.read()
+        processes = _descendants(parent.pid)
+        assert len(processes) == 4, processes  # two load processes, the server and its Valkey
+        os.kill(next(pid for pid, cmdline in processes.items() if cmdline.endswith("--child 2 ")), signal.SIGKILL)
+        _, err = parent.communicate(timeout=60)
+    finally:
+        guard.cancel()
+        parent.kill()
+    assert parent.returncode == 1
+    assert err.splitlines()[-1].startswith("hauntd loadtest: load process 2 of 2 (tables 2–3) was killed by SIGKILL")
+    deadline = time.monotonic() + 15
+    while any(map(_alive, processes)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
