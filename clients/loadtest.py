@@ -58,6 +58,7 @@ class Stats:
     leaks: int = 0
     leak_examples: list[str] = field(default_factory=list)
     connections: int = 0
+    down: int = 0  # connections dropped and not back (a dead server looks like this: no error, no action)
     reconnects: int = 0  # connections the SDK re-opened (and resumed) after a drop
     recording: bool = False  # counting only inside the measured window
 
@@ -78,6 +79,7 @@ class Stats:
         self.leaks += other.leaks
         self.leak_examples = (self.leak_examples + other.leak_examples)[:LEAK_EXAMPLES]
         self.connections += other.connections
+        self.down += other.down
         self.reconnects += other.reconnects
 
     @classmethod
@@ -93,6 +95,7 @@ class Tick:
     actions: int = 0
     games: int = 0
     connections: int = 0
+    down: int = 0
     errors: int = 0
     leaks: int = 0
     recent: list[float] = field(default_factory=list)  # the latest latency samples
@@ -100,7 +103,8 @@ class Tick:
     @classmethod
     def of(cls, stats: Stats) -> Tick:
         errors = sum(stats.errors.values())
-        return cls(stats.actions, stats.games, stats.connections, errors, stats.leaks, stats.latency[-2000:])
+        recent = stats.latency[-2000:]
+        return cls(stats.actions, stats.games, stats.connections, stats.down, errors, stats.leaks, recent)
 
     @classmethod
     def total(cls, ticks: Iterable[Tick]) -> Tick:
@@ -109,6 +113,7 @@ class Tick:
             total.actions += tick.actions
             total.games += tick.games
             total.connections += tick.connections
+            total.down += tick.down
             total.errors += tick.errors
             total.leaks += tick.leaks
             total.recent += tick.recent
@@ -132,7 +137,7 @@ class Line:
         self.shown.show(
             f"{elapsed:5.0f}/{self.duration:.0f}s  conns {tick.connections}  games {tick.games}  "
             f"actions {tick.actions} ({rate:.0f}/s)  p50 {recent['p50']:.1f}ms p99 {recent['p99']:.1f}ms  "
-            f"errors {tick.errors}  leaks {tick.leaks}"
+            f"errors {tick.errors}  leaks {tick.leaks}" + (f"  down {tick.down}" if tick.down else "")
         )
 
     def end(self) -> None:
@@ -426,6 +431,11 @@ async def _at_once() -> None:
     """A single load process starts playing as soon as its seats are connected."""
 
 
+def _down(slots: Sequence[TableSlot]) -> int:
+    """The connections that dropped and are not back (their clients are trying again)."""
+    return sum(client.down for slot in slots for client in slot.clients)
+
+
 async def _measure(
     plan: Plan,
     duration: float,
@@ -454,13 +464,21 @@ async def _measure(
     started = time.perf_counter()
     stats.recording = True
     watched.start()
-    ticker = asyncio.create_task(_each_second(watched, lambda elapsed: each_second(stats, elapsed)))
+
+    def tick(elapsed: float) -> None:
+        stats.down = _down(slots)
+        each_second(stats, elapsed)
+
+    ticker = asyncio.create_task(_each_second(watched, tick))
     await asyncio.sleep(duration)
     stats.recording = False
     elapsed = time.perf_counter() - started
     cpu = watched.cpu_seconds()
     watched.sample()
     connections = stats.connections
+    stats.down = _down(slots)
+    if stats.down:  # a server that died or went out of reach: nothing else would count it as an error
+        stats.errors["connection_down"] += stats.down
     stop.set()
     for task in [*runners, ticker]:
         task.cancel()

@@ -186,6 +186,11 @@ class Client:
         return self._connected.is_set()
 
     @property
+    def down(self) -> bool:
+        """Whether the connection dropped and has not come back yet (the client is trying again)."""
+        return self._reader is not None and not self._reader.done() and not self.connected and not self._closing
+
+    @property
     def url(self) -> str:
         """The server this client connects to (now, or next after a drop)."""
         return self.urls[self._at]

@@ -132,3 +132,21 @@ def test_percentiles_interpolate_between_the_nearest_samples() -> None:
     assert loadtest._percentiles([ms / 1000 for ms in range(1, 101)]) == {"p50": 50.5, "p95": 95.05, "p99": 99.01}
     assert loadtest._percentiles([0.001, 0.003]) == {"p50": 2.0, "p95": 2.9, "p99": 2.98}
     assert loadtest._percentiles([]) == {"p50": 0.0, "p95": 0.0, "p99": 0.0}
+
+
+def test_a_server_that_dies_mid_run_is_an_error_not_a_slow_run(start_server: Any) -> None:
+    """Killed under the load, the server leaves every seat reconnecting in vain: the report counts them as
+    ``connection_down`` errors and the progress line says so (it used to read as a clean, idle run)."""
+    server = start_server("--rate", "1e6", "--burst", "1000000")
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--url", server.url, "--tables", "2", "--duration"]
+    command += ["6", "--game", "spook", "--progress", "--json"]
+    load = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert load.stderr is not None
+    first = load.stderr.readline()  # the first progress line: the window has begun, every seat playing
+    assert "conns 8" in first and "down" not in first, first
+    assert server.process is not None
+    server.process.kill()
+    out, err = load.communicate(timeout=60)
+    report = json.loads(out)
+    assert report["errors"].get("connection_down") == 8, report["errors"]
+    assert "down 8" in err, err
