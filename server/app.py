@@ -67,7 +67,7 @@ class App:
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis)
         self.service = TableService(self.store, self.metrics, settings.away_grace)
-        self.fanout = Fanout(self.store, self.redis)
+        self.fanout = Fanout(self.store, self.redis, on_count=self.metrics.tables.set)
         self.autoplay = Autoplay(self.store, self.redis, self.service)
         self.guard = Guard(
             self.metrics,
@@ -128,7 +128,6 @@ class App:
         await self.fanout.start()
         await self.autoplay.start()
         await self.guard.start()
-        self.metrics.tables.set_function(lambda: len(self.fanout.hubs))
         try:
             async with serve(
                 self.handle,
