@@ -68,7 +68,8 @@ class ServerProcess:
             for line in log.read().splitlines():
                 with contextlib.suppress(ValueError):
                     entry = json.loads(line)
-                    if entry.get("event") == "listening":
+                    # (with ``--workers N``, the supervisor's line once all listen, not a worker's: no ``worker``)
+                    if entry.get("event") == "listening" and "worker" not in entry:
                         self.port = entry["ports"][0]
                         return True
         if time.monotonic() > deadline:
