@@ -52,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "that exits and stops them all on SIGTERM; /metrics counts all of them). --max-connections-per-ip and "
         "--tables-per-minute are counted by each worker: one address may get up to N times either cap",
     )
-    parser.add_argument("--worker", type=Worker.parse, help=argparse.SUPPRESS)  # set by the supervisor
+    # set by the supervisor of --workers N (not named --worker: `--worker 2`, short for --workers, would mean it)
+    parser.add_argument("--as-worker", dest="worker", type=Worker.parse, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, default=Path("data"), help="embedded Valkey's data (default: data)")
     parser.add_argument(
         "--log-format",

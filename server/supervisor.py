@@ -8,7 +8,7 @@ the queue being the supervisor's, and a second hauntd started on the same port b
 silently taking half the connections.)
 
 A worker is ``hauntd serve`` with the supervisor's own options, ``--workers 1``, the store's URL (the
-supervisor's embedded Valkey, when it started one) and the hidden ``--worker`` option (``server/worker.py``); it
+supervisor's embedded Valkey, when it started one) and the hidden ``--as-worker`` option (``server/worker.py``); it
 writes to a pipe once it listens.  One that exits is logged (``worker_exited``) and started again after a pause
 that doubles, up to 10 s, while it keeps dying young.  SIGTERM or SIGINT: every worker gets SIGTERM and finishes
 as a single server does; the exit status is 0 when they all end cleanly.  The workers keep their metrics in a
@@ -79,7 +79,7 @@ class Slot:
 
 class Supervisor:
     def __init__(self, command: list[str], workers: int, sock: socket.socket, metrics_dir: str) -> None:
-        self.command = command  # a worker's command line, but for its ``--worker`` option
+        self.command = command  # a worker's command line, but for its ``--as-worker`` option
         self.sock = sock
         self.metrics_dir = metrics_dir
         self.env = {**os.environ, MULTIPROCESS_DIR: metrics_dir}

@@ -1,6 +1,6 @@
 """A worker of ``hauntd serve --workers N`` (``server/supervisor.py``): which one it is, the listening socket it
 inherited and the pipe on which it tells the supervisor it listens.  The supervisor passes them to the worker's
-``hauntd serve`` command line as one hidden option, ``--worker INDEX,LISTEN_FD,READY_FD``."""
+``hauntd serve`` command line as one hidden option, ``--as-worker INDEX,LISTEN_FD,READY_FD``."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class Worker:
         return cls(index, listen_fd, ready_fd)
 
     def option(self) -> list[str]:
-        return ["--worker", f"{self.index},{self.listen_fd},{self.ready_fd}"]
+        return ["--as-worker", f"{self.index},{self.listen_fd},{self.ready_fd}"]
 
     def socket(self) -> socket.socket:
         """The supervisor's listening socket (the same one in every worker: the kernel hands each connection to
