@@ -146,17 +146,29 @@ def gone(pid: int) -> bool:
     return not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
 
 
-def test_sigterm_stops_every_worker_and_the_valkey_cleanly(supervisor: ServerProcess) -> None:
+@pytest.mark.parametrize("ctrl_c", [False, True], ids=["sigterm", "ctrl-c"])
+def test_a_stop_ends_every_worker_then_the_valkey_cleanly(tmp_path: Path, ctrl_c: bool) -> None:
+    """SIGTERM to the supervisor, or SIGINT to its process group as a Ctrl-C at a terminal sends it: the Valkey
+    took that SIGINT too, and the workers, stopping, found the store gone."""
+    supervisor = ServerProcess(
+        ["--workers", "2", "--log-format", "json", "--data-dir", str(tmp_path / "data")], tmp_path / "server.log"
+    )
+    supervisor.group = True
+    supervisor.start()
     assert supervisor.process is not None
     process = supervisor.process
     children = [int(str(line["pid"])) for line in events(supervisor, "worker_started")]
     valkey = subprocess.run(["pgrep", "-P", str(process.pid), "valkey"], capture_output=True, text=True)
     children += [int(pid) for pid in valkey.stdout.split()]
     assert len(children) == 3
-    process.send_signal(signal.SIGTERM)
+    if ctrl_c:
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGTERM)
     assert process.wait(30) == 0
     assert all(gone(pid) for pid in children)
     assert len(events(supervisor, "stopping")) == 2  # each worker finished as a single server does
+    assert [line for line in supervisor.log_lines() if line.get("level") != "info"] == []
 
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:
