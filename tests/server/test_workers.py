@@ -26,19 +26,33 @@ from tests.server.test_cli import closed_port
 from tests.server.test_http import get
 
 
+def start_supervisor(tmp_path: Path, group: bool = False) -> ServerProcess:
+    """``hauntd serve --workers 2 --port 0`` with its own embedded Valkey, listening once both workers do."""
+    args = ["--workers", "2", "--log-format", "json", "--data-dir", str(tmp_path / "data")]
+    server = ServerProcess(args, tmp_path / "server.log", group=group)
+    server.start()
+    return server
+
+
 @pytest.fixture
 def supervisor(tmp_path: Path) -> Iterator[ServerProcess]:
-    """``hauntd serve --workers 2 --port 0`` with its own embedded Valkey, listening once both workers do."""
-    server = ServerProcess(
-        ["--workers", "2", "--log-format", "json", "--data-dir", str(tmp_path / "data")], tmp_path / "server.log"
-    )
-    server.start()
+    server = start_supervisor(tmp_path)
     yield server
     server.kill(signal.SIGTERM)
 
 
 def events(server: ServerProcess, name: str) -> list[dict[str, object]]:
     return [line for line in server.log_lines() if line.get("event") == name]
+
+
+def wait_for(server: ServerProcess, name: str, count: int, timeout: float = 20) -> list[dict[str, object]]:
+    """The log's ``name`` lines, once there are ``count`` (the supervisor looks at its workers five times a
+    second, and a restarted worker takes a second or so to start)."""
+    deadline = time.monotonic() + timeout
+    while len(found := events(server, name)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(found) == count, found
+    return found
 
 
 def store(server: ServerProcess) -> redis.Redis:
@@ -131,12 +145,9 @@ async def test_a_killed_worker_is_started_again_and_its_clients_resume(superviso
         await close(players)
     assert_finished_whole(players, store(supervisor), table)
     assert clients[0].reconnects >= 1
-    exited = events(supervisor, "worker_exited")
+    exited = wait_for(supervisor, "worker_exited", 1)
     assert [(line["pid"], line["code"]) for line in exited] == [(victim, -signal.SIGKILL)]
-    deadline = time.monotonic() + 20
-    while len(events(supervisor, "worker_started")) < 3 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert len(events(supervisor, "worker_started")) == 3  # two at the start, one in the killed one's place
+    wait_for(supervisor, "worker_started", 3)  # two at the start, one in the killed one's place
     actions, pids = scraped_actions(supervisor)
     assert actions == sum(p.acted for p in players)  # the dead worker's count too
     assert str(victim) not in pids
@@ -150,11 +161,7 @@ def gone(pid: int) -> bool:
 def test_a_stop_ends_every_worker_then_the_valkey_cleanly(tmp_path: Path, ctrl_c: bool) -> None:
     """SIGTERM to the supervisor, or SIGINT to its process group as a Ctrl-C at a terminal sends it: the Valkey
     took that SIGINT too, and the workers, stopping, found the store gone."""
-    supervisor = ServerProcess(
-        ["--workers", "2", "--log-format", "json", "--data-dir", str(tmp_path / "data")], tmp_path / "server.log"
-    )
-    supervisor.group = True
-    supervisor.start()
+    supervisor = start_supervisor(tmp_path, group=True)
     assert supervisor.process is not None
     process = supervisor.process
     children = [int(str(line["pid"])) for line in events(supervisor, "worker_started")]
