@@ -31,6 +31,7 @@ from server.hub import Fanout
 from server.metrics import Metrics
 from server.service import TableService
 from server.store import Store
+from server.worker import Worker
 
 log = structlog.get_logger("hauntd.server")
 
@@ -53,6 +54,7 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies (addresses, networks) whose X-Forwarded-For is believed
     idle_timeout: float = 300.0  # seconds without a client message before the connection is closed (0: never)
     web_root: Path = http.WEB_ROOT
+    worker: Worker | None = None  # one of ``serve --workers N``: serve on the supervisor's socket, not host:port
 
 
 class App:
@@ -67,7 +69,7 @@ class App:
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis)
         self.service = TableService(self.store, self.metrics, settings.away_grace)
-        self.fanout = Fanout(self.store, self.redis)
+        self.fanout = Fanout(self.store, self.redis, on_count=self.metrics.tables.set)
         self.autoplay = Autoplay(self.store, self.redis, self.service)
         self.guard = Guard(
             self.metrics,
@@ -128,12 +130,11 @@ class App:
         await self.fanout.start()
         await self.autoplay.start()
         await self.guard.start()
-        self.metrics.tables.set_function(lambda: len(self.fanout.hubs))
+        worker = self.settings.worker
+        where = {"sock": worker.socket()} if worker else {"host": self.settings.host, "port": self.settings.port}
         try:
             async with serve(
                 self.handle,
-                self.settings.host,
-                self.settings.port,
                 process_request=self._process_request(),
                 origins=self._origins(),
                 max_size=4 * self.settings.max_frame_bytes,
@@ -142,9 +143,12 @@ class App:
                 ping_interval=20,
                 ping_timeout=20,
                 server_header=f"hauntd/{PROTOCOL_VERSION}",
+                **where,
             ) as server:
                 ports = [s.getsockname()[1] for s in server.sockets]
                 log.info("listening", host=self.settings.host, ports=ports, server=self.server_id, games=list(games()))
+                if worker:
+                    worker.ready()
                 await stop
                 log.info("stopping", server=self.server_id)
         finally:

@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else argv  # (``serve --workers N`` starts its workers with it)
     try:
         code: int = args._module.run(args)
     except (OSError, WebSocketException, redis.exceptions.ConnectionError) as exc:

@@ -101,6 +101,7 @@ class EmbeddedValkey:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             preexec_fn=die_with_parent,
+            process_group=0,  # a Ctrl-C at the terminal stops the server, which then stops this: not both at once
         )
 
     def _answers(self, deadline: float) -> bool:

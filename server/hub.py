@@ -362,8 +362,10 @@ class Fanout:
         *,
         idle_seconds: float = 30.0,
         resync_seconds: float = 2.0,
+        on_count: Callable[[int], None] = lambda hubs: None,
     ) -> None:
         self.store = store
+        self.on_count = on_count  # told the number of hubs whenever it changes
         self.pubsub = client.pubsub()
         self.hubs: dict[str, Hub] = {}
         self._pending: dict[str, asyncio.Future[Hub]] = {}
@@ -420,6 +422,7 @@ class Fanout:
         hub = Hub(table, record, self.store)
         hub.on_gone = self._bury
         self.hubs[table] = hub
+        self.on_count(len(self.hubs))
         return hub
 
     def retain(self, hub: Hub) -> None:
@@ -446,6 +449,7 @@ class Fanout:
             hub.drop_timer = loop.call_later(left, self._drop_if_idle, hub)
             return
         del self.hubs[hub.table]
+        self.on_count(len(self.hubs))
         _spawn(self._unsubscribe(hub.table))
 
     def _bury(self, hub: Hub) -> None:
@@ -453,6 +457,7 @@ class Fanout:
         commands still hold it (they meet ``Missing``; a later one opens a hub anew and finds no table)."""
         if self.hubs.get(hub.table) is hub:
             del self.hubs[hub.table]
+            self.on_count(len(self.hubs))
             _spawn(self._unsubscribe(hub.table))
 
     async def _unsubscribe(self, table: str) -> None:

@@ -28,6 +28,7 @@ class ServerProcess:
     tied: bool = False  # SIGTERM it when the thread that starts it ends (see ``die_with_parent``)
     cwd: Path = ROOT  # (the checkout: ``-m server.cli`` runs this checkout's server unless ``env`` says otherwise)
     env: dict[str, str] | None = None
+    group: bool = False  # in a process group of its own, as a command started at a terminal (to Ctrl-C it)
 
     @property
     def url(self) -> str:
@@ -55,7 +56,15 @@ class ServerProcess:
         args = [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port), *self.args]
         with self.log_path.open("ab") as log:
             tie = die_with_parent if self.tied else None
-            self.process = subprocess.Popen(args, cwd=self.cwd, env=self.env, stdout=log, stderr=log, preexec_fn=tie)
+            self.process = subprocess.Popen(
+                args,
+                cwd=self.cwd,
+                env=self.env,
+                stdout=log,
+                stderr=log,
+                preexec_fn=tie,
+                process_group=0 if self.group else None,
+            )
         return offset
 
     def _listening(self, offset: int, deadline: float) -> bool:
@@ -68,7 +77,8 @@ class ServerProcess:
             for line in log.read().splitlines():
                 with contextlib.suppress(ValueError):
                     entry = json.loads(line)
-                    if entry.get("event") == "listening":
+                    # (with ``--workers N``, the supervisor's line once all listen, not a worker's: no ``worker``)
+                    if entry.get("event") == "listening" and "worker" not in entry:
                         self.port = entry["ports"][0]
                         return True
         if time.monotonic() > deadline:

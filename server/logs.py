@@ -25,7 +25,9 @@ def configure(fmt: str = "auto", level: str = "info") -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        # one write per line, newline included (print writes the newline apart): the workers of ``serve --workers
+        # N`` share one stderr, and two lines written at once must not run into each other
+        logger_factory=structlog.WriteLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
     # websockets and redis log through the standard library: keep their warnings, in the same stream

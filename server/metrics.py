@@ -1,9 +1,20 @@
-"""Prometheus metrics of one server process, served at ``/metrics`` in the text format."""
+"""Prometheus metrics of one server process, served at ``/metrics`` in the text format.
+
+In a worker of ``hauntd serve --workers N`` (``PROMETHEUS_MULTIPROC_DIR`` set by its supervisor, which
+prometheus-client reads at import) every worker writes its values to files in that directory, and ``render``
+adds up all the workers' (prometheus-client's multiprocess mode): a scrape lands on any one worker and still
+counts them all.  ``hauntd_tables`` is then one series per worker (a ``pid`` label), and the ``process_*``
+figures, which could only describe the one worker scraped, are left out."""
 
 from __future__ import annotations
 
+import os
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.multiprocess import MultiProcessCollector
+
+MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
 
 
 class Metrics:
@@ -13,8 +24,15 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self.connections = Gauge("hauntd_connections", "Open WebSocket connections", registry=self.registry)
-        self.tables = Gauge("hauntd_tables", "Tables followed by this process (hubs)", registry=self.registry)
+        self.connections = Gauge(
+            "hauntd_connections", "Open WebSocket connections", registry=self.registry, multiprocess_mode="livesum"
+        )
+        self.tables = Gauge(
+            "hauntd_tables",
+            "Tables followed by this process (hubs)",
+            registry=self.registry,
+            multiprocess_mode="liveall",
+        )
         self.tables_created = Counter("hauntd_tables_created", "Tables created", registry=self.registry)
         self.actions = Counter("hauntd_actions", "Actions committed (time-outs included)", registry=self.registry)
         self.rejections = Counter(
@@ -33,7 +51,13 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
-        ProcessCollector(registry=self.registry)  # process_resident_memory_bytes and friends
+        shared = os.environ.get(MULTIPROCESS_DIR)
+        if shared:
+            self.exposed = CollectorRegistry()
+            MultiProcessCollector(self.exposed, shared)  # type: ignore[no-untyped-call]
+        else:
+            ProcessCollector(registry=self.registry)  # process_resident_memory_bytes and friends
+            self.exposed = self.registry
 
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        return generate_latest(self.exposed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import sys
 from pathlib import Path
 
 import structlog
@@ -11,6 +12,8 @@ import structlog
 from server import logs
 from server.app import Settings, env_redis_url, run_forever
 from server.embedded import EmbeddedValkey
+from server.supervisor import supervise
+from server.worker import Worker
 
 
 def _network(text: str) -> str:
@@ -19,6 +22,16 @@ def _network(text: str) -> str:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an address or a network: {text!r}") from None
     return text
+
+
+def _count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number of 1 or more: {text!r}")
+    return count
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +43,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=env_redis_url(),
         help="Redis or Valkey to keep tables in (default: $REDIS_URL; unset: an embedded Valkey in --data-dir)",
     )
+    parser.add_argument(
+        "--workers",
+        type=_count,
+        default=1,
+        help="server processes sharing the port, to use more than one core (default: %(default)s: this process "
+        "serves; N > 1: it starts the embedded Valkey if any, then N workers on one listening socket, restarts any "
+        "that exits and stops them all on SIGTERM; /metrics counts all of them). --max-connections-per-ip and "
+        "--tables-per-minute are counted by each worker: one address may get up to N times either cap",
+    )
+    # set by the supervisor of --workers N (not named --worker: `--worker 2`, short for --workers, would mean it)
+    parser.add_argument("--as-worker", dest="worker", type=Worker.parse, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, default=Path("data"), help="embedded Valkey's data (default: data)")
     parser.add_argument(
         "--log-format",
@@ -120,6 +144,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logs.configure(args.log_format, args.log_level)
+    if args.worker is not None:
+        structlog.contextvars.bind_contextvars(worker=args.worker.index)
     log = structlog.get_logger("hauntd.server")
     embedded: EmbeddedValkey | None = None
     url = args.redis_url
@@ -128,7 +154,19 @@ def run(args: argparse.Namespace) -> int:
         embedded.start()
         url = embedded.url
         log.info("embedded_valkey_started", data_dir=str(embedded.data_dir), port=embedded.port)
-    settings = Settings(
+    try:
+        if args.workers > 1:
+            worker = [sys.executable, "-m", "server.cli", *args.argv, "--workers", "1", "--redis-url", url]
+            return supervise(worker, args.workers, args.host, args.port)
+        run_forever(_settings(args, url))
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0
+
+
+def _settings(args: argparse.Namespace, url: str) -> Settings:
+    return Settings(
         host=args.host,
         port=args.port,
         redis_url=url,
@@ -144,10 +182,5 @@ def run(args: argparse.Namespace) -> int:
         limit_loopback=args.limit_loopback,
         trusted_proxies=tuple(args.trusted_proxy),
         idle_timeout=args.idle_timeout,
+        worker=args.worker,
     )
-    try:
-        run_forever(settings)
-    finally:
-        if embedded is not None:
-            embedded.stop()
-    return 0

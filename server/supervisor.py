@@ -1,0 +1,189 @@
+"""``hauntd serve --workers N``: one listening socket, N ``hauntd serve`` worker processes accepting on it.
+
+The supervisor binds the port itself, so ``--port 0`` gets one real port (logged once, in the supervisor's
+``listening`` line) and a port already taken fails here, before any worker starts.  Each worker inherits that
+socket (``pass_fds``) and serves on it; the kernel hands each new connection to one worker waiting in
+``accept``.  (Rather than ``SO_REUSEPORT``: connections waiting in the queue of a worker that dies are not lost,
+the queue being the supervisor's, and a second hauntd started on the same port by mistake fails instead of
+silently taking half the connections.)
+
+A worker is ``hauntd serve`` with the supervisor's own options, ``--workers 1``, the store's URL (the
+supervisor's embedded Valkey, when it started one) and the hidden ``--as-worker`` option (``server/worker.py``); it
+writes to a pipe once it listens.  One that exits is logged (``worker_exited``) and started again after a pause
+that doubles, up to 10 s, while it keeps dying young.  SIGTERM or SIGINT: every worker gets SIGTERM and finishes
+as a single server does; the exit status is 0 when they all end cleanly.  The workers keep their metrics in a
+directory of the supervisor's (prometheus-client's multiprocess mode, ``server/metrics.py``), so any worker's
+``/metrics`` counts them all; a dead worker's gauges are dropped from it (``mark_process_dead``).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from types import FrameType
+
+import structlog
+from prometheus_client import multiprocess
+
+from server.embedded import die_with_parent
+from server.metrics import MULTIPROCESS_DIR
+from server.worker import Worker
+
+log = structlog.get_logger("hauntd.supervisor")
+
+FIRST_PAUSE = 0.5  # seconds before a worker that exited is started again
+LONGEST_PAUSE = 10.0
+YOUNG = 10.0  # a worker that dies within this many seconds of its start doubles the next pause
+STOP_TIMEOUT = 30.0  # seconds a worker gets to finish after SIGTERM, then SIGKILL
+TICK = 0.2
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The socket every worker accepts on; a failure names the address, as a single server's does."""
+    sock = None
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio does: a restart need not wait
+        sock.bind(address)
+        sock.listen()
+    except OSError as exc:
+        if sock is not None:
+            sock.close()
+        reason = (exc.strerror or str(exc)).lower()
+        raise OSError(exc.errno, f"error while attempting to bind on address {(host, port)!r}: {reason}") from None
+    return sock
+
+
+@dataclass
+class Slot:
+    """One worker's place: the process now in it, and when to start the next one."""
+
+    index: int
+    process: subprocess.Popen[bytes] | None = None
+    ready_fd: int | None = None  # the read end of its pipe, until it says it listens or exits
+    listening: bool = False
+    started: float = 0.0
+    young_deaths: int = 0
+    due: float = 0.0
+
+
+class Supervisor:
+    def __init__(self, command: list[str], workers: int, sock: socket.socket, metrics_dir: str) -> None:
+        self.command = command  # a worker's command line, but for its ``--as-worker`` option
+        self.sock = sock
+        self.metrics_dir = metrics_dir
+        self.env = {**os.environ, MULTIPROCESS_DIR: metrics_dir}
+        self.slots = [Slot(i) for i in range(workers)]
+        self.stopping = False
+
+    def run(self) -> int:
+        """Start the workers, keep them running until SIGTERM or SIGINT, stop them; the exit status."""
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._stop)
+        for slot in self.slots:
+            self._start(slot)
+        while not self.stopping and not all(slot.listening for slot in self.slots):
+            for slot, code in self._tick():
+                if not slot.listening:
+                    self._stop_all()
+                    why = f"worker {slot.index} exited with code {code} before it listened"
+                    print(f"hauntd serve: {why}", file=sys.stderr)
+                    return 1
+                self._start(slot)
+        if not self.stopping:
+            host, port = self.sock.getsockname()[:2]
+            log.info("listening", host=host, ports=[port], workers=[s.process.pid for s in self.slots if s.process])
+        while not self.stopping:
+            self._tick()
+            for slot in self.slots:
+                if slot.process is None and time.monotonic() >= slot.due and not self.stopping:
+                    self._start(slot)
+        return 0 if self._stop_all() else 1
+
+    def _stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+
+    def _start(self, slot: Slot) -> None:
+        read_fd, write_fd = os.pipe()
+        worker = Worker(slot.index, self.sock.fileno(), write_fd)
+        try:
+            # its own process group: a Ctrl-C on the terminal reaches the supervisor only, which stops the workers
+            slot.process = subprocess.Popen(
+                [*self.command, *worker.option()],
+                env=self.env,
+                pass_fds=(worker.listen_fd, write_fd),
+                process_group=0,
+                preexec_fn=die_with_parent,
+            )
+        finally:
+            os.close(write_fd)
+        slot.ready_fd, slot.listening, slot.started = read_fd, False, time.monotonic()
+        log.info("worker_started", worker=slot.index, pid=slot.process.pid)
+
+    def _tick(self) -> list[tuple[Slot, int]]:
+        """Wait a moment for workers saying they listen; the workers that exited since, with their codes."""
+        waiting = {slot.ready_fd: slot for slot in self.slots if slot.ready_fd is not None}
+        for fd in select.select(list(waiting), [], [], TICK)[0]:
+            slot = waiting[fd]
+            slot.listening = os.read(fd, 1) == b"1"  # nothing: it exited first
+            self._close_pipe(slot)
+        exited = []
+        for slot in self.slots:
+            code = slot.process.poll() if slot.process is not None else None
+            if code is not None:
+                exited.append((slot, code))
+                self._bury(slot, code)
+        return exited
+
+    def _bury(self, slot: Slot, code: int) -> None:
+        assert slot.process is not None
+        pid, slot.process = slot.process.pid, None
+        self._close_pipe(slot)
+        multiprocess.mark_process_dead(pid, self.metrics_dir)  # type: ignore[no-untyped-call]
+        young = time.monotonic() - slot.started < YOUNG
+        slot.young_deaths = slot.young_deaths + 1 if young else 1
+        pause = min(LONGEST_PAUSE, FIRST_PAUSE * 2 ** (slot.young_deaths - 1))
+        slot.due = time.monotonic() + pause
+        log.warning("worker_exited", worker=slot.index, pid=pid, code=code, restart_in=pause)
+
+    def _close_pipe(self, slot: Slot) -> None:
+        if slot.ready_fd is not None:
+            os.close(slot.ready_fd)
+            slot.ready_fd = None
+
+    def _stop_all(self) -> bool:
+        """SIGTERM every worker and wait for it; whether they all ended cleanly."""
+        running = [slot for slot in self.slots if slot.process is not None]
+        for slot in running:
+            assert slot.process is not None
+            slot.process.send_signal(signal.SIGTERM)
+        clean = True
+        for slot in running:
+            assert slot.process is not None
+            try:
+                code = slot.process.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                slot.process.kill()
+                code = slot.process.wait()
+            if code != 0:
+                log.warning("worker_exited", worker=slot.index, pid=slot.process.pid, code=code)
+                clean = False
+            slot.process = None
+            self._close_pipe(slot)
+        return clean
+
+
+def supervise(command: list[str], workers: int, host: str, port: int) -> int:
+    """Run ``workers`` copies of ``command`` on one socket bound to ``host``:``port``; the exit status."""
+    with listen(host, port) as sock, tempfile.TemporaryDirectory(prefix="hauntd-metrics-") as metrics_dir:
+        return Supervisor(command, workers, sock, metrics_dir).run()

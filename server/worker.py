@@ -1,0 +1,42 @@
+"""A worker of ``hauntd serve --workers N`` (``server/supervisor.py``): which one it is, the listening socket it
+inherited and the pipe on which it tells the supervisor it listens.  The supervisor passes them to the worker's
+``hauntd serve`` command line as one hidden option, ``--as-worker INDEX,LISTEN_FD,READY_FD``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Worker:
+    index: int
+    listen_fd: int
+    ready_fd: int
+
+    @classmethod
+    def parse(cls, text: str) -> Worker:
+        """The hidden option's value, for argparse."""
+        try:
+            index, listen_fd, ready_fd = (int(part) for part in text.split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not INDEX,LISTEN_FD,READY_FD: {text!r}") from None
+        return cls(index, listen_fd, ready_fd)
+
+    def option(self) -> list[str]:
+        return ["--as-worker", f"{self.index},{self.listen_fd},{self.ready_fd}"]
+
+    def socket(self) -> socket.socket:
+        """The supervisor's listening socket (the same one in every worker: the kernel hands each connection to
+        one of the workers that wait on it)."""
+        return socket.socket(fileno=self.listen_fd)
+
+    def ready(self) -> None:
+        """Tell the supervisor this worker listens (it may have stopped waiting: then nobody reads)."""
+        with contextlib.suppress(OSError):
+            os.write(self.ready_fd, b"1")
+        with contextlib.suppress(OSError):
+            os.close(self.ready_fd)

@@ -1,0 +1,209 @@
+"""``hauntd serve --workers 2``: one port, two worker processes under a supervisor, one embedded Valkey."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from clients.sdk import Client
+from server.cli import build_parser
+from server.launch import ROOT, ServerProcess
+from server.store import log_key
+from tests.server.drive import stored_seq
+from tests.server.players import Player, assert_gapless, close, play
+from tests.server.test_cli import closed_port
+from tests.server.test_http import get
+
+
+def start_supervisor(tmp_path: Path, group: bool = False) -> ServerProcess:
+    """``hauntd serve --workers 2 --port 0`` with its own embedded Valkey, listening once both workers do."""
+    args = ["--workers", "2", "--log-format", "json", "--data-dir", str(tmp_path / "data")]
+    server = ServerProcess(args, tmp_path / "server.log", group=group)
+    server.start()
+    return server
+
+
+@pytest.fixture
+def supervisor(tmp_path: Path) -> Iterator[ServerProcess]:
+    server = start_supervisor(tmp_path)
+    yield server
+    server.kill(signal.SIGTERM)
+
+
+def events(server: ServerProcess, name: str) -> list[dict[str, object]]:
+    return [line for line in server.log_lines() if line.get("event") == name]
+
+
+def wait_for(server: ServerProcess, name: str, count: int, timeout: float = 20) -> list[dict[str, object]]:
+    """The log's ``name`` lines, once there are ``count`` (the supervisor looks at its workers five times a
+    second, and a restarted worker takes a second or so to start)."""
+    deadline = time.monotonic() + timeout
+    while len(found := events(server, name)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(found) == count, found
+    return found
+
+
+def store(server: ServerProcess) -> redis.Redis:
+    """The supervisor's embedded Valkey."""
+    port = events(server, "embedded_valkey_started")[0]["port"]
+    return redis.Redis(port=int(str(port)))
+
+
+async def spread(url: str, per_worker: int = 2, workers: int = 2, tries: int = 80) -> list[Client]:
+    """``per_worker`` connected clients on each of ``workers`` processes (told apart by the server id of their
+    welcome), alternating between them; the kernel decides where each connection lands, so connect until so."""
+    by_server: dict[str, list[Client]] = {}
+    spare: list[Client] = []
+    for i in range(tries):
+        client = Client(url, client=f"player{i}")
+        await client.connect()
+        assert client.welcome is not None
+        held = by_server.setdefault(client.welcome.server, [])
+        (held if len(held) < per_worker else spare).append(client)
+        if len(by_server) == workers and all(len(held) == per_worker for held in by_server.values()):
+            break
+    for client in spare:
+        await client.close()
+    assert len(by_server) == workers and all(len(held) == per_worker for held in by_server.values()), by_server
+    return [client for pair in zip(*by_server.values(), strict=True) for client in pair]
+
+
+async def seat(clients: list[Client]) -> tuple[str, list[Player]]:
+    """A started mansion table created through the first client, one seat per client."""
+    table = await clients[0].create("mansion", len(clients))
+    players = []
+    for i, client in enumerate(clients):
+        held = await client.join(table, f"P{i}")
+        players.append(Player(client, table, held.seat, random.Random(i)))
+    await clients[0].start(table)
+    return table, players
+
+
+def scraped_actions(server: ServerProcess) -> tuple[float, set[str]]:
+    """``hauntd_actions_total`` and the pids of the ``hauntd_tables`` series in one ``/metrics`` scrape."""
+    status, body = get(f"{server.http}/metrics")
+    assert status == 200
+    text = body.decode()
+    total = re.search(r"^hauntd_actions_total (\S+)$", text, re.M)
+    assert total is not None, text
+    return float(total.group(1)), set(re.findall(r'^hauntd_tables\{pid="(\d+)"\}', text, re.M))
+
+
+def worker_pid(server: ServerProcess, server_id: str) -> int:
+    """The pid of the worker whose welcome names ``server_id``."""
+    index = next(line["worker"] for line in events(server, "listening") if line.get("server") == server_id)
+    return int(str([line for line in events(server, "worker_started") if line["worker"] == index][-1]["pid"]))
+
+
+def assert_finished_whole(players: list[Player], sync_redis: redis.Redis, table: str) -> None:
+    final = stored_seq(sync_redis, table)
+    assert all(p.result is not None and p.result == players[0].result for p in players)
+    assert sync_redis.xlen(log_key(table)) == final
+    for p in players:
+        assert_gapless(p, final)
+
+
+async def test_two_workers_share_the_port_the_game_and_the_metrics(supervisor: ServerProcess) -> None:
+    """Seats on both workers play one table to its end; every scrape, whichever worker answers it, counts the
+    actions of both."""
+    table, players = await seat(await spread(supervisor.url))
+    try:
+        await play(players)
+    finally:
+        await close(players)
+    assert_finished_whole(players, store(supervisor), table)
+    workers = {int(str(line["pid"])) for line in events(supervisor, "worker_started")}
+    for _ in range(8):
+        actions, pids = scraped_actions(supervisor)
+        assert actions == sum(p.acted for p in players) > 0
+        assert {int(pid) for pid in pids} == workers
+    assert len({line["worker"] for line in events(supervisor, "listening") if "worker" in line}) == 2
+
+
+async def test_a_killed_worker_is_started_again_and_its_clients_resume(supervisor: ServerProcess) -> None:
+    clients = await spread(supervisor.url)
+    table, players = await seat(clients)
+    assert clients[0].welcome is not None
+    victim = worker_pid(supervisor, clients[0].welcome.server)
+    try:
+        await play(players, stop_at=12)
+        os.kill(victim, signal.SIGKILL)
+        await play(players)
+    finally:
+        await close(players)
+    assert_finished_whole(players, store(supervisor), table)
+    assert clients[0].reconnects >= 1
+    exited = wait_for(supervisor, "worker_exited", 1)
+    assert [(line["pid"], line["code"]) for line in exited] == [(victim, -signal.SIGKILL)]
+    wait_for(supervisor, "worker_started", 3)  # two at the start, one in the killed one's place
+    actions, pids = scraped_actions(supervisor)
+    assert actions == sum(p.acted for p in players)  # the dead worker's count too
+    assert str(victim) not in pids
+
+
+def gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+@pytest.mark.parametrize("ctrl_c", [False, True], ids=["sigterm", "ctrl-c"])
+def test_a_stop_ends_every_worker_then_the_valkey_cleanly(tmp_path: Path, ctrl_c: bool) -> None:
+    """SIGTERM to the supervisor, or SIGINT to its process group as a Ctrl-C at a terminal sends it: the Valkey
+    took that SIGINT too, and the workers, stopping, found the store gone."""
+    supervisor = start_supervisor(tmp_path, group=True)
+    assert supervisor.process is not None
+    process = supervisor.process
+    children = [int(str(line["pid"])) for line in events(supervisor, "worker_started")]
+    valkey = subprocess.run(["pgrep", "-P", str(process.pid), "valkey"], capture_output=True, text=True)
+    children += [int(pid) for pid in valkey.stdout.split()]
+    assert len(children) == 3
+    if ctrl_c:
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGTERM)
+    assert process.wait(30) == 0
+    assert all(gone(pid) for pid in children)
+    assert len(events(supervisor, "stopping")) == 2  # each worker finished as a single server does
+    assert [line for line in supervisor.log_lines() if line.get("level") != "info"] == []
+
+
+def serve(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "server.cli", "serve", "--workers", "2", "--log-format", "json", *args]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_a_taken_port_fails_once_before_any_worker_starts(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = serve("--port", str(port), "--redis-url", f"redis://127.0.0.1:{closed_port()}/0")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"hauntd serve: [Errno 98] error while attempting to bind on address ('127.0.0.1', {port}): "
+        "address already in use"
+    ]
+
+
+def test_a_worker_that_cannot_start_stops_the_rest() -> None:
+    done = serve("--port", "0", "--redis-url", f"redis://127.0.0.1:{closed_port()}/0")
+    assert done.returncode == 1
+    assert re.search(r"^hauntd serve: worker \d exited with code 1 before it listened$", done.stderr, re.M)
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("count", ["0", "-1", "two"])
+def test_workers_must_be_a_whole_number_of_one_or_more(count: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["serve", "--workers", count])
+    assert exit_.value.code == 2
+    assert f"argument --workers: not a whole number of 1 or more: '{count}'" in capsys.readouterr().err
