@@ -341,7 +341,6 @@ class Connection:
                 seq = await self.app.service.act(hub, seat, msg)
             finally:
                 self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
-            self.app.metrics.actions.inc()
             self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
 
     async def _resume(self, table: str, token: str, last_seq: int, ref: str | None) -> None:

@@ -227,7 +227,7 @@ class TableService:
             return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
         try:
-            seq = await self._change(hub, build)
+            seq, _ = await self._change(hub, build)
         except _Seated as seated:
             return seated.seat, token, seated.seq
         await self.store.set_open(hub.table, hub.latest.meta)
@@ -240,7 +240,7 @@ class TableService:
             new = meta.seated(seat_of(meta, token), None, None)
             return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
-        seq = await self._change(hub, build)
+        seq, _ = await self._change(hub, build)
         await self.store.set_open(hub.table, hub.latest.meta)
         return seq
 
@@ -267,14 +267,16 @@ class TableService:
             return Change(new, game.encode_state(state), batch, Live(state, []))
 
         command = f"start:{token_digest(token)[:16]}:{cmd}" if cmd is not None else None
-        seq = await self._once(hub, build, command)
+        seq, fresh = await self._once(hub, build, command)
         await self.store.set_open(hub.table, hub.latest.meta)
-        log.info("table_started", table=hub.table, game=hub.latest.meta.game, seq=seq)
+        if fresh:
+            log.info("table_started", table=hub.table, game=hub.latest.meta.game, seq=seq)
         return seq
 
     # -- play --------------------------------------------------------------------------------------------
     async def act(self, hub: Hub, seat: int, msg: Act) -> int:
-        """Apply one action for ``seat`` at most once (``cmd``); returns the seq it committed as."""
+        """Apply one action for ``seat`` at most once (``cmd``); returns the seq it committed as.  Counted (the
+        ``hauntd_actions`` metric) when it commits, not when it is sent again."""
         if msg.seq is not None and msg.seq > hub.latest.seq:
             await hub.refresh()
         game = hub.game
@@ -289,9 +291,11 @@ class TableService:
                 raise ProtocolError(Code.STALE, f"the table is at seq {record.seq}, not {msg.seq}")
             return self._apply(game, record, seat, action)
 
-        seq = await self._once(hub, build, command)
-        if hub.latest.seq == seq and hub.latest.meta.status == "over":
-            log.info("table_over", table=hub.table, seq=seq)
+        seq, fresh = await self._once(hub, build, command)
+        if fresh:
+            self.metrics.actions.inc()
+            if hub.latest.seq == seq and hub.latest.meta.status == "over":
+                log.info("table_over", table=hub.table, seq=seq)
         return seq
 
     def _apply(self, game: Game[Any, Any, Any], record: Record, seat: int, action: Any, by: By = "player") -> Change:
@@ -352,7 +356,7 @@ class TableService:
             log.info("table_over", table=table, seq=seq)
 
     # -- the compare-and-set loop ------------------------------------------------------------------------
-    async def _once(self, hub: Hub, build: Callable[[Record], Change], command: str | None) -> int:
+    async def _once(self, hub: Hub, build: Callable[[Record], Change], command: str | None) -> tuple[int, bool]:
         """``_change`` for a command sent with an id: a retry of one that already committed is refused by
         the table as it is now (the turn passed, the game started …), so it gets its original seq instead."""
         try:
@@ -362,16 +366,19 @@ class TableService:
                 done = await hub.command_seq(command)  # (raises ``Missing`` when the table is gone)
                 if done is not None:
                     await self._caught_up(hub, done)
-                    return done
+                    return done, False
             raise
 
-    async def _change(self, hub: Hub, build: Callable[[Record], Change], command: str | None = None) -> int:
+    async def _change(
+        self, hub: Hub, build: Callable[[Record], Change], command: str | None = None
+    ) -> tuple[int, bool]:
         """Commit the change ``build`` makes of the latest record, at most once, under ``command`` (the
         client's command key), or else a key drawn for this call alone.  Either way the commit is recorded under
         a key: when the store ran the script but its reply was lost, the store client sends the very same script
         again (``App``'s ``Retry``), which finds the key and answers with the seq it committed as, instead of
         a conflict that would judge the change again on the table it made itself (a leave answered ``auth``, a
-        start ``already_started``).  No other call knows the drawn key, so no other call is answered with it."""
+        start ``already_started``).  No other call knows the drawn key, so no other call is answered with it.
+        Returns the seq and whether this call committed it (False: a command found committed already)."""
         command = command if command is not None else f"once:{secrets.token_hex(8)}"
         record = hub.latest
         refreshed = False
@@ -409,7 +416,7 @@ class TableService:
                     log_failure(log, "fanout_deferred", exc, table=hub.table, seq=seq)
             else:
                 await self._caught_up(hub, seq)
-            return seq
+            return seq, fresh
         raise ProtocolError(Code.BUSY, "the table kept changing; nothing was applied")
 
     async def _caught_up(self, hub: Hub, seq: int) -> None:

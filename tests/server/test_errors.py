@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -144,8 +146,16 @@ async def test_lobby_errors(server: ServerProcess, sync_redis: redis.Redis) -> N
         await client.close()
 
 
+def counted_actions(server: ServerProcess) -> float:
+    """``hauntd_actions_total`` on the server's ``/metrics``."""
+    text = urllib.request.urlopen(f"{server.http}/metrics", timeout=5).read().decode()
+    found = re.search(r"^hauntd_actions_total (\S+)$", text, re.M)
+    assert found is not None, text
+    return float(found.group(1))
+
+
 async def test_action_errors_leave_the_state_unchanged(
-    started: tuple[str, list[Player]], sync_redis: redis.Redis
+    started: tuple[str, list[Player]], sync_redis: redis.Redis, server: ServerProcess
 ) -> None:
     table, players = started
     seat, action, seq = next_move(sync_redis, table)
@@ -171,9 +181,11 @@ async def test_action_errors_leave_the_state_unchanged(
     assert outcome.code == Code.AUTH  # type: ignore[union-attr]
     await forged.close()
     assert table_bytes(sync_redis, table) == before
-    # and the same command, sent right, is then accepted once
+    # and the same command, sent right, is then accepted once, and counted once
+    counted = counted_actions(server)
     assert (await me.act(table, action, cmd="good", seq=seq)).seq == seq + 1  # type: ignore[union-attr]
     assert (await me.act(table, action, cmd="good", seq=seq)).seq == seq + 1  # type: ignore[union-attr]
+    assert counted_actions(server) == counted + 1
 
 
 async def test_acting_after_the_game_is_over(started: tuple[str, list[Player]], sync_redis: redis.Redis) -> None:
