@@ -47,11 +47,13 @@ TICK = 0.2
 
 def listen(host: str, port: int) -> socket.socket:
     """The socket every worker accepts on; a failure names the address, as a single server's does."""
+    found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    if len({entry[4] for entry in found}) > 1:  # a single server listens on each; one shared socket cannot
+        named = ", ".join(str(entry[4][0]) for entry in found)
+        raise OSError(f"with --workers, --host must name one address: {host!r} names {named}")
+    family, kind, proto, _, address = found[0]
     sock = None
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
         sock = socket.socket(family, kind, proto)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio does: a restart need not wait
         sock.bind(address)

@@ -194,6 +194,17 @@ def test_a_taken_port_fails_once_before_any_worker_starts(tmp_path: Path) -> Non
     ]
 
 
+def test_a_host_of_several_addresses_is_refused_rather_than_half_served() -> None:
+    """A single server listens on each address ``--host`` names ("" is every IPv4 and IPv6 interface); the
+    workers' one shared socket could take only the first, so the supervisor says so instead."""
+    named = {entry[4][0] for entry in socket.getaddrinfo(None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)}
+    if len(named) < 2:
+        pytest.skip("this machine's wildcard host names one address")
+    done = serve("--host", "", "--port", "0", "--redis-url", f"redis://127.0.0.1:{closed_port()}/0")
+    assert done.returncode == 1
+    assert re.fullmatch(r"hauntd serve: with --workers, --host must name one address: '' names .+, .+\n", done.stderr)
+
+
 def test_a_worker_that_cannot_start_stops_the_rest() -> None:
     done = serve("--port", "0", "--redis-url", f"redis://127.0.0.1:{closed_port()}/0")
     assert done.returncode == 1
