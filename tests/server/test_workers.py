@@ -164,10 +164,9 @@ def test_a_stop_ends_every_worker_then_the_valkey_cleanly(tmp_path: Path, ctrl_c
     supervisor = start_supervisor(tmp_path, group=True)
     assert supervisor.process is not None
     process = supervisor.process
-    children = [int(str(line["pid"])) for line in events(supervisor, "worker_started")]
-    valkey = subprocess.run(["pgrep", "-P", str(process.pid), "valkey"], capture_output=True, text=True)
-    children += [int(pid) for pid in valkey.stdout.split()]
-    assert len(children) == 3
+    workers = {int(str(line["pid"])) for line in events(supervisor, "worker_started")}
+    children = {int(pid) for pid in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()}
+    assert len(workers) == 2 and workers < children and len(children) == 3  # the workers and the Valkey
     if ctrl_c:
         os.killpg(process.pid, signal.SIGINT)
     else:
