@@ -452,7 +452,7 @@ def _alive(http_base: str) -> bool:
 
 
 def unhandled(log_path: Path | None, offset: int = 0) -> list[str]:
-    """Error lines and tracebacks in a server log (JSON lines, plus the standard library's plain ones)."""
+    """Error lines and tracebacks in a server log (JSON lines, and any plain ones: the interpreter's own)."""
     if log_path is None or not log_path.exists():
         return []
     found = []

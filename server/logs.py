@@ -10,25 +10,38 @@ import structlog
 
 
 def configure(fmt: str = "auto", level: str = "info") -> None:
-    """``fmt``: ``json``, ``console`` or ``auto`` (console when stderr is a terminal)."""
+    """``fmt``: ``json``, ``console`` or ``auto`` (console when stderr is a terminal).  What websockets, redis and
+    asyncio log through the standard library (warnings and worse) goes through the same processors, so every
+    line of a JSON log is JSON, with its ``logger``, and carries the context (a worker's ``worker``)."""
     if fmt == "auto":
         fmt = "console" if sys.stderr.isatty() else "json"
     renderer: structlog.typing.Processor = (
         structlog.dev.ConsoleRenderer() if fmt == "console" else structlog.processors.JSONRenderer()
     )
+    shared: list[structlog.typing.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
+        processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
         # one write per line, newline included (print writes the newline apart): the workers of ``serve --workers
         # N`` share one stderr, and two lines written at once must not run into each other
         logger_factory=structlog.WriteLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
-    # websockets and redis log through the standard library: keep their warnings, in the same stream
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                renderer,
+            ],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)

@@ -30,3 +30,30 @@ def test_processes_sharing_stderr_write_whole_lines(tmp_path: Path) -> None:
     lines = path.read_text().splitlines()
     assert len(lines) == 6000
     assert sorted(json.loads(line)["i"] for line in lines) == sorted(list(range(3000)) * 2)
+
+
+LIBRARY_LINES = """
+import logging, structlog
+from server import logs
+logs.configure("json")
+structlog.contextvars.bind_contextvars(worker=1)
+logging.getLogger("websockets.server").info("not shown: below warning")
+logging.getLogger("redis").warning("a %s warning", "library")
+try:
+    1 / 0
+except ZeroDivisionError:
+    logging.getLogger("websockets.server").error("connection handler failed", exc_info=True)
+"""
+
+
+def test_what_libraries_log_is_json_too() -> None:
+    """websockets and redis log through the standard library: those lines were plain text in a JSON log (so
+    ``hauntd chaos``, reading JSON lines, never counted a connection handler's crash) and had no ``worker``."""
+    done = subprocess.run([sys.executable, "-c", LIBRARY_LINES], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    warning, error = (json.loads(line) for line in done.stderr.splitlines())
+    assert warning | {"timestamp": None} == {
+        "event": "a library warning", "logger": "redis", "level": "warning", "worker": 1, "timestamp": None
+    }  # fmt: skip
+    assert error["level"] == "error" and error["logger"] == "websockets.server" and error["worker"] == 1
+    assert error["exception"].startswith("Traceback") and "ZeroDivisionError" in error["exception"]
