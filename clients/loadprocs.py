@@ -12,8 +12,9 @@ its seats are connected, ``{"tick": …}`` each second of the measured window (t
 ready — the barrier — so they all measure the same ``--duration`` window, then merges their raw samples.
 
 A child that exits before its result (killed, the server out of reach) ends the run at once: the parent says
-which one, ends the others and exits 1.  Children ignore Ctrl-C (the parent ends them) and are sent SIGTERM by
-the kernel when the parent dies (``die_with_parent``), so none outlives it.
+which one, ends the others and exits 1.  Children run in a process group of their own, so a Ctrl-C at the
+terminal reaches the parent only (which ends them), and are sent SIGTERM by the kernel when the parent dies
+(``die_with_parent``), so none outlives it.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ class LoadProcess:
             cwd=ROOT,
             limit=LINE_LIMIT,
             preexec_fn=die_with_parent,
+            # (ignoring SIGINT once started was too late: one still importing printed a KeyboardInterrupt traceback)
+            process_group=0,
         )
 
     async def receive(self, kind: str) -> Any:
@@ -102,10 +105,8 @@ def tell(kind: str, value: Any) -> None:
 
 
 def become_child() -> None:
-    """Stdout is the parent's pipe, so anything else printed goes to stderr; Ctrl-C reaches the whole process
-    group, and the parent, which handles it, ends this process."""
+    """Stdout is the parent's pipe, so anything else printed goes to stderr."""
     sys.stdout = sys.stderr
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 async def ready_then_wait_for_go() -> None:
