@@ -3,6 +3,7 @@ their merged figures; a load process that dies or cannot connect fails the run a
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import json
@@ -197,3 +198,16 @@ def test_a_ctrl_c_while_the_load_processes_start_leaves_one_traceback_and_no_pro
     while any(map(_alive, processes)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
+
+
+HUNG_CHILD = "import sys, time; print('{\"ready\": true}', flush=True); sys.stdin.readline(); time.sleep(600)"
+
+
+async def test_a_load_process_that_hangs_fails_the_run_after_the_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One that is ready, takes the go, then sends nothing (stopped, deadlocked) hung the parent for good."""
+    monkeypatch.setattr(loadtest, "_child_argv", lambda share, duration: [sys.executable, "-c", HUNG_CHILD])
+    monkeypatch.setattr(loadtest, "RESULT_GRACE", 0.5)
+    plan = Plan("", tables=2, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
+    with pytest.raises(loadtest.Died, match=r"^load process [12] of 2 \(tables .+\) sent no result within 1 s"):
+        await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, loadtest.Watched(None)), 30)
+    assert not [cmdline for cmdline in _descendants(os.getpid()).values() if "time.sleep(600)" in cmdline]
