@@ -69,7 +69,7 @@ class LoadProcess:
             async with asyncio.timeout(within):
                 return await self._receive(kind)
         except TimeoutError:
-            raise Died(f"{self.name} sent no {kind} within {within:.0f} s (it hangs?)") from None
+            raise Died(f"{self.name} sent no {kind} within {within:.0f} s of the start (it hangs?)") from None
 
     async def _receive(self, kind: str) -> Any:
         assert self.process is not None and self.process.stdout is not None
