@@ -11,9 +11,10 @@ its seats are connected, ``{"tick": …}`` each second of the measured window (t
 ``{"result": …}`` with its raw figures after it.  The parent writes ``go`` to every child's stdin once all are
 ready — the barrier — so they all measure the same ``--duration`` window, then merges their raw samples.
 
-A child that exits before its result (killed, the server out of reach) ends the run at once: the parent says
-which one, ends the others and exits 1.  Children ignore Ctrl-C (the parent ends them) and are sent SIGTERM by
-the kernel when the parent dies (``die_with_parent``), so none outlives it.
+A child that exits before its result (killed, the server out of reach), or has sent none ``RESULT_GRACE``
+seconds after the window, ends the run: the parent says which one, ends the others and exits 1.  Children run
+in a process group of their own, so a Ctrl-C at the terminal reaches the parent only (which ends them), and are
+sent SIGTERM by the kernel when the parent dies (``die_with_parent``), so none outlives it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from server.embedded import die_with_parent
 from server.launch import ROOT
 
 LINE_LIMIT = 1 << 30  # a result holds every latency sample: one long line
+RESULT_GRACE = 60.0  # seconds a load process gets after the window to close its connections and report
 
 
 class Died(Exception):
@@ -56,11 +58,20 @@ class LoadProcess:
             cwd=ROOT,
             limit=LINE_LIMIT,
             preexec_fn=die_with_parent,
+            # (ignoring SIGINT once started was too late: one still importing printed a KeyboardInterrupt traceback)
+            process_group=0,
         )
 
-    async def receive(self, kind: str) -> Any:
+    async def receive(self, kind: str, within: float | None = None) -> Any:
         """The next message of ``kind`` (``tick`` messages on the way are kept in ``tick``); ``Died`` if the
-        child ends first."""
+        child ends first, or sends none ``within`` seconds (a child that hangs would hang the run)."""
+        try:
+            async with asyncio.timeout(within):
+                return await self._receive(kind)
+        except TimeoutError:
+            raise Died(f"{self.name} sent no {kind} within {within:.0f} s of the start (it hangs?)") from None
+
+    async def _receive(self, kind: str) -> Any:
         assert self.process is not None and self.process.stdout is not None
         while True:
             line = await self.process.stdout.readline()
@@ -102,10 +113,8 @@ def tell(kind: str, value: Any) -> None:
 
 
 def become_child() -> None:
-    """Stdout is the parent's pipe, so anything else printed goes to stderr; Ctrl-C reaches the whole process
-    group, and the parent, which handles it, ends this process."""
+    """Stdout is the parent's pipe, so anything else printed goes to stderr."""
     sys.stdout = sys.stderr
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 async def ready_then_wait_for_go() -> None:

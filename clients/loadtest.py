@@ -31,7 +31,7 @@ from clients.bots.base import Strategy, get_strategy, strategy_names
 from clients.bots.runner import HARMLESS, SeatBot
 from clients.echo import echo_rate, echo_server
 from clients.leaks import LeakChecker
-from clients.loadprocs import Died, LoadProcess, become_child, ready_then_wait_for_go, tell
+from clients.loadprocs import RESULT_GRACE, Died, LoadProcess, become_child, ready_then_wait_for_go, tell
 from clients.progress import Progress
 from clients.sdk import Client, ConnectionLost, ServerError
 from engine.registry import games
@@ -616,7 +616,8 @@ async def _spread(plan: Plan, duration: float, processes: int, progress: bool, w
         for child in children:
             child.ticked = ticked
             child.go()
-        cpu, *results = await _all(window(), *(child.receive("result") for child in children))
+        within = duration + RESULT_GRACE
+        cpu, *results = await _all(window(), *(child.receive("result", within) for child in children))
     finally:
         await asyncio.gather(*(child.end() for child in children))
     merged = _merge([Window.from_json(result) for result in results], cpu)

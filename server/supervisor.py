@@ -164,7 +164,8 @@ class Supervisor:
             slot.ready_fd = None
 
     def _stop_all(self) -> bool:
-        """SIGTERM every worker and wait for it; whether they all ended cleanly."""
+        """SIGTERM every worker and wait for it; whether they all ended cleanly (having finished, or ended by that
+        SIGTERM before they had anything to finish)."""
         running = [slot for slot in self.slots if slot.process is not None]
         for slot in running:
             assert slot.process is not None
@@ -177,7 +178,7 @@ class Supervisor:
             except subprocess.TimeoutExpired:
                 slot.process.kill()
                 code = slot.process.wait()
-            if code != 0:
+            if code not in (0, -signal.SIGTERM):  # (a worker still starting has no handler yet: the signal ends it)
                 log.warning("worker_exited", worker=slot.index, pid=slot.process.pid, code=code)
                 clean = False
             slot.process = None

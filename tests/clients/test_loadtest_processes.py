@@ -3,6 +3,7 @@ their merged figures; a load process that dies or cannot connect fails the run a
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import json
@@ -20,7 +21,7 @@ import pytest
 from clients import loadtest
 from clients.loadtest import Plan, Stats, Window
 from server.cli import build_parser, main
-from server.launch import ROOT
+from server.launch import ROOT, ServerProcess
 from tests.server.test_cli import closed_port
 
 # the keys of a one-process --spawn report without --baseline (as before --processes)
@@ -158,3 +159,56 @@ def test_a_load_process_killed_mid_run_fails_the_run_and_leaves_no_process() -> 
     while any(map(_alive, processes)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
+
+
+def test_a_ctrl_c_while_the_load_processes_start_leaves_one_traceback_and_no_process(server: ServerProcess) -> None:
+    """Ctrl-C at a terminal (SIGINT to the foreground process group) while the load processes still import:
+    it reaches the parent only, which ends them; each of them printed a KeyboardInterrupt traceback too (the
+    parent, stopped a moment here, cannot end them first as it often does)."""
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--url", server.url, "--tables", "2"]
+    command += ["--processes", "2", "--duration", "1"]
+    parent = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,  # (the terminal's process group)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (pytest may run where it is ignored)
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            processes = _descendants(parent.pid)
+            if len(processes) == 2 and all("--child" in cmdline for cmdline in processes.values()):
+                break  # both run Python (not only forked), which then imports hauntd for a good half second
+            time.sleep(0.01)
+        assert len(processes) == 2, processes
+        time.sleep(0.1)  # (Python's own SIGINT handler is in place after some 20 ms)
+        parent.send_signal(signal.SIGSTOP)
+        os.killpg(parent.pid, signal.SIGINT)
+        time.sleep(1)  # (a load process that took it has printed its traceback by now)
+        parent.send_signal(signal.SIGCONT)
+        _, err = parent.communicate(timeout=30)
+    finally:
+        parent.kill()
+    assert parent.returncode == -signal.SIGINT, err
+    assert err.splitlines().count("KeyboardInterrupt") == 1, err
+    deadline = time.monotonic() + 15
+    while any(map(_alive, processes)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
+
+
+HUNG_CHILD = "import sys, time; print('{\"ready\": true}', flush=True); sys.stdin.readline(); time.sleep(600)"
+
+
+async def test_a_load_process_that_hangs_fails_the_run_after_the_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One that is ready, takes the go, then sends nothing (stopped, deadlocked) hung the parent for good."""
+    monkeypatch.setattr(loadtest, "_child_argv", lambda share, duration: [sys.executable, "-c", HUNG_CHILD])
+    monkeypatch.setattr(loadtest, "RESULT_GRACE", 0.5)
+    plan = Plan("", tables=2, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
+    says = r"^load process [12] of 2 \(tables .+\) sent no result within 1 s of the start"  # (0.5 s window + 0.5 s)
+    with pytest.raises(loadtest.Died, match=says):
+        await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, loadtest.Watched(None)), 30)
+    assert not [cmdline for cmdline in _descendants(os.getpid()).values() if "time.sleep(600)" in cmdline]

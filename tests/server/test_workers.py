@@ -177,6 +177,24 @@ def test_a_stop_ends_every_worker_then_the_valkey_cleanly(tmp_path: Path, ctrl_c
     assert [line for line in supervisor.log_lines() if line.get("level") != "info"] == []
 
 
+def test_a_stop_while_the_workers_start_is_a_clean_stop(tmp_path: Path, valkey_url: str) -> None:
+    """A worker still importing has no SIGTERM handler yet, so the supervisor's SIGTERM ends it (code -15): it
+    had nothing to finish, and the operator's stop is no failure (it was exit status 1 and two warnings)."""
+    log_path = tmp_path / "server.log"
+    command = [sys.executable, "-m", "server.cli", "serve", "--workers", "2", "--port", "0", "--log-format", "json"]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen([*command, "--redis-url", valkey_url], cwd=ROOT, stdout=log, stderr=log)
+    try:
+        server = ServerProcess([], log_path)  # (only to read the log)
+        wait_for(server, "worker_started", 2)
+        process.send_signal(signal.SIGTERM)  # (a worker takes a good half second to import hauntd)
+        assert process.wait(30) == 0, log_path.read_text()
+    finally:
+        process.kill()
+    assert events(server, "listening") == []  # stopped while starting, as meant
+    assert [line for line in server.log_lines() if line.get("level") != "info"] == []
+
+
 def serve(*args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "server.cli", "serve", "--workers", "2", "--log-format", "json", *args]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
