@@ -3,18 +3,26 @@
 In a worker of ``hauntd serve --workers N`` (``PROMETHEUS_MULTIPROC_DIR`` set by its supervisor, which
 prometheus-client reads at import) every worker writes its values to files in that directory, and ``render``
 adds up all the workers' (prometheus-client's multiprocess mode): a scrape lands on any one worker and still
-counts them all.  ``hauntd_tables`` is then one series per worker (a ``pid`` label), and the ``process_*``
-figures, which could only describe the one worker scraped, are left out."""
+counts them all.  ``hauntd_tables`` is then one series per worker (its ``pid`` label is the worker's number, see
+``name_files``), and the ``process_*`` figures, which could only describe the one worker scraped, are left out."""
 
 from __future__ import annotations
 
 import os
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest, values
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.multiprocess import MultiProcessCollector
 
 MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def name_files(worker: int) -> None:
+    """In worker ``worker`` of ``serve --workers N``, before any metric exists: its values' files are named for
+    its number, not its pid, so a worker started in a dead one's place carries on its counters in the same files.
+    (Named by pid, a dead worker's counter and histogram files stay, to keep the totals: two more files at each
+    restart, all read by every scrape.)"""
+    values.ValueClass = values.MultiProcessValue(process_identifier=lambda: worker)  # type: ignore[no-untyped-call]
 
 
 class Metrics:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import structlog
 
-from server import logs
+from server import logs, metrics
 from server.app import Settings, env_redis_url, run_forever
 from server.embedded import EmbeddedValkey
 from server.supervisor import supervise
@@ -146,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
     logs.configure(args.log_format, args.log_level)
     if args.worker is not None:
         structlog.contextvars.bind_contextvars(worker=args.worker.index)
+        metrics.name_files(args.worker.index)
     log = structlog.get_logger("hauntd.server")
     embedded: EmbeddedValkey | None = None
     url = args.redis_url

@@ -151,7 +151,8 @@ class Supervisor:
         assert slot.process is not None
         pid, slot.process = slot.process.pid, None
         self._close_pipe(slot)
-        multiprocess.mark_process_dead(pid, self.metrics_dir)  # type: ignore[no-untyped-call]
+        # (its files are named for its place, ``metrics.name_files``: the next one in it carries on its counters)
+        multiprocess.mark_process_dead(slot.index, self.metrics_dir)  # type: ignore[no-untyped-call]
         young = time.monotonic() - slot.started < YOUNG
         slot.young_deaths = slot.young_deaths + 1 if young else 1
         pause = min(LONGEST_PAUSE, FIRST_PAUSE * 2 ** (slot.young_deaths - 1))

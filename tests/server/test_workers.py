@@ -92,13 +92,20 @@ async def seat(clients: list[Client]) -> tuple[str, list[Player]]:
 
 
 def scraped_actions(server: ServerProcess) -> tuple[float, set[str]]:
-    """``hauntd_actions_total`` and the pids of the ``hauntd_tables`` series in one ``/metrics`` scrape."""
+    """``hauntd_actions_total`` and the ``pid`` labels (the workers' numbers) of the ``hauntd_tables`` series in
+    one ``/metrics`` scrape."""
     status, body = get(f"{server.http}/metrics")
     assert status == 200
     text = body.decode()
     total = re.search(r"^hauntd_actions_total (\S+)$", text, re.M)
     assert total is not None, text
     return float(total.group(1)), set(re.findall(r'^hauntd_tables\{pid="(\d+)"\}', text, re.M))
+
+
+def metrics_dir(pid: int) -> str:
+    """Where the worker ``pid`` keeps its metrics (its supervisor's directory, from its environment)."""
+    environ = dict(item.split("=", 1) for item in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item)
+    return environ["PROMETHEUS_MULTIPROC_DIR"]
 
 
 def worker_pid(server: ServerProcess, server_id: str) -> int:
@@ -124,11 +131,10 @@ async def test_two_workers_share_the_port_the_game_and_the_metrics(supervisor: S
     finally:
         await close(players)
     assert_finished_whole(players, store(supervisor), table)
-    workers = {int(str(line["pid"])) for line in events(supervisor, "worker_started")}
     for _ in range(8):
-        actions, pids = scraped_actions(supervisor)
+        actions, labels = scraped_actions(supervisor)
         assert actions == sum(p.acted for p in players) > 0
-        assert {int(pid) for pid in pids} == workers
+        assert labels == {"0", "1"}
     assert len({line["worker"] for line in events(supervisor, "listening") if "worker" in line}) == 2
 
 
@@ -137,8 +143,10 @@ async def test_a_killed_worker_is_started_again_and_its_clients_resume(superviso
     table, players = await seat(clients)
     assert clients[0].welcome is not None
     victim = worker_pid(supervisor, clients[0].welcome.server)
+    shared = metrics_dir(victim)
     try:
         await play(players, stop_at=12)
+        files = sorted(os.listdir(shared))
         os.kill(victim, signal.SIGKILL)
         await play(players)
     finally:
@@ -148,9 +156,12 @@ async def test_a_killed_worker_is_started_again_and_its_clients_resume(superviso
     exited = wait_for(supervisor, "worker_exited", 1)
     assert [(line["pid"], line["code"]) for line in exited] == [(victim, -signal.SIGKILL)]
     wait_for(supervisor, "worker_started", 3)  # two at the start, one in the killed one's place
-    actions, pids = scraped_actions(supervisor)
+    wait_for(supervisor, "listening", 4)  # the supervisor's line, and each worker's: the new one has its metrics
+    actions, labels = scraped_actions(supervisor)
     assert actions == sum(p.acted for p in players)  # the dead worker's count too
-    assert str(victim) not in pids
+    assert labels == {"0", "1"}
+    # the new worker carries on the dead one's counters in its files: none more at each restart
+    assert sorted(os.listdir(shared)) == files
 
 
 def gone(pid: int) -> bool:
