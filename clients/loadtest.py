@@ -37,6 +37,7 @@ from clients.sdk import Client, ConnectionLost, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg
 from server.app import raise_open_files, relax_gc
+from server.cli import at_least_one
 from server.latency import percentiles_ms
 from server.launch import ServerProcess
 
@@ -711,13 +712,6 @@ def plan_from_args(args: argparse.Namespace, url: str) -> Plan:
     )
 
 
-def _at_least_one(text: str) -> int:
-    number = int(text)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
-    return number
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)")
     parser.add_argument("--spawn", action="store_true", help="start a hauntd serve with an embedded store instead")
@@ -725,7 +719,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser, game="mansion", game_timeout=60.0)
     parser.add_argument(
         "--processes",
-        type=_at_least_one,
+        type=at_least_one,
         default=1,
         help="load processes the tables are split over, to load from more than one core; they start together and "
         "their figures are merged (default: %(default)s; at most --tables)",

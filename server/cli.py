@@ -22,6 +22,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def at_least_one(text: str) -> int:
+    """An option's type: a whole number of 1 or more (``serve --workers``, ``loadtest --processes``)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number of 1 or more: {text!r}")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hauntd",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import structlog
 
-from server import logs, metrics
+from server import cli, logs, metrics
 from server.app import Settings, env_redis_url, run_forever
 from server.embedded import EmbeddedValkey
 from server.supervisor import supervise
@@ -24,16 +24,6 @@ def _network(text: str) -> str:
     return text
 
 
-def _count(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"not a whole number of 1 or more: {text!r}")
-    return count
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = Settings()
     parser.add_argument("--host", default=defaults.host, help="address to listen on (default: %(default)s)")
@@ -45,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers",
-        type=_count,
+        type=cli.at_least_one,
         default=1,
         help="server processes sharing the port, to use more than one core (default: %(default)s: this process "
         "serves; N > 1: it starts the embedded Valkey if any, then N workers on one listening socket, restarts any "

@@ -100,7 +100,10 @@ def test_tables_keep_their_numbers_in_the_process_that_plays_them() -> None:
 
 @pytest.mark.parametrize(
     ("argv", "says"),
-    [(["--processes", "0"], "must be at least 1"), (["--tables", "2", "--processes", "3"], "more than --tables 2")],
+    [
+        (["--processes", "0"], "not a whole number of 1 or more: '0'"),
+        (["--tables", "2", "--processes", "3"], "more than --tables 2"),
+    ],
 )
 def test_processes_beyond_one_per_table_or_below_one_are_a_usage_error(
     argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
