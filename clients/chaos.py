@@ -44,7 +44,8 @@ import redis.asyncio as aioredis
 
 from clients.bots.base import Strategy
 from clients.leaks import LeakChecker
-from clients.loadtest import LoadBot, Plan, Stats, TableSlot, add_table_arguments, died, plan_from_args, watchdog
+from clients.loadstats import Stats
+from clients.loadtest import LoadBot, Plan, TableSlot, add_table_arguments, died, plan_from_args, watchdog
 from clients.progress import Progress
 from clients.sdk import Client, ConnectionLost, ServerError
 from protocol.messages import Accepted, Events, Rejected, ServerMsg, Snapshot

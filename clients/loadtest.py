@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import os
 import random
 import signal
 import sys
@@ -23,135 +22,26 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from clients import loadstats
 from clients.bots.base import Strategy, get_strategy, strategy_names
 from clients.bots.runner import HARMLESS, SeatBot
 from clients.echo import echo_rate, echo_server
 from clients.leaks import LeakChecker
 from clients.loadprocs import RESULT_GRACE, Died, LoadProcess, become_child, ready_then_wait_for_go, tell
-from clients.progress import Progress
+from clients.loadstats import Line, Stats, Tick, Window
 from clients.sdk import Client, ConnectionLost, ServerError
+from clients.watched import Watched
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg
 from server.app import raise_open_files, relax_gc
 from server.cli import at_least_one
-from server.latency import percentiles_ms
 from server.launch import ServerProcess
 
 GAMES = ("mansion", "spook", "ghost-at-home")
-LEAK_EXAMPLES = 10  # leaks described in the report
-
-
-@dataclass
-class Stats:
-    """Everything the bots of all tables measured (the progress line reads it as it grows)."""
-
-    actions: int = 0
-    games: int = 0
-    messages: int = 0
-    latency: list[float] = field(default_factory=list)
-    event_latency: list[float] = field(default_factory=list)
-    errors: Counter[str] = field(default_factory=Counter)
-    rejections: Counter[str] = field(default_factory=Counter)
-    leaks: int = 0
-    leak_examples: list[str] = field(default_factory=list)
-    connections: int = 0
-    down: int = 0  # connections dropped and not back (a dead server looks like this: no error, no action)
-    reconnects: int = 0  # connections the SDK re-opened (and resumed) after a drop
-    recording: bool = False  # counting only inside the measured window
-
-    def leak(self, where: str) -> None:
-        self.leaks += 1
-        if len(self.leak_examples) < LEAK_EXAMPLES:
-            self.leak_examples.append(where)
-
-    def add(self, other: Stats) -> None:
-        """Count in what another process measured (``--processes``): raw samples, so percentiles stay exact."""
-        self.actions += other.actions
-        self.games += other.games
-        self.messages += other.messages
-        self.latency += other.latency
-        self.event_latency += other.event_latency
-        self.errors.update(other.errors)
-        self.rejections.update(other.rejections)
-        self.leaks += other.leaks
-        self.leak_examples = (self.leak_examples + other.leak_examples)[:LEAK_EXAMPLES]
-        self.connections += other.connections
-        self.down += other.down
-        self.reconnects += other.reconnects
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Stats:
-        """The inverse of ``vars(stats)`` through JSON."""
-        return cls(**{**data, "errors": Counter(data["errors"]), "rejections": Counter(data["rejections"])})
-
-
-@dataclass
-class Tick:
-    """A process's running totals, for the progress line (a load process sends its parent one each second)."""
-
-    actions: int = 0
-    games: int = 0
-    connections: int = 0
-    down: int = 0
-    errors: int = 0
-    leaks: int = 0
-    recent: list[float] = field(default_factory=list)  # the latest latency samples
-
-    @classmethod
-    def of(cls, stats: Stats) -> Tick:
-        errors = sum(stats.errors.values())
-        recent = stats.latency[-2000:]
-        return cls(stats.actions, stats.games, stats.connections, stats.down, errors, stats.leaks, recent)
-
-    @classmethod
-    def total(cls, ticks: Iterable[Tick]) -> Tick:
-        total = cls()
-        for tick in ticks:
-            total.actions += tick.actions
-            total.games += tick.games
-            total.connections += tick.connections
-            total.down += tick.down
-            total.errors += tick.errors
-            total.leaks += tick.leaks
-            total.recent += tick.recent
-        return total
-
-
-class Line:
-    """The progress line (nothing when ``shown`` is None): a ``Tick`` and the rate of actions since the last."""
-
-    def __init__(self, shown: Progress | None, duration: float) -> None:
-        self.shown = shown
-        self.duration = duration
-        self.last = (0, 0.0)  # (actions, seconds into the window) at the last line
-
-    def __call__(self, tick: Tick, elapsed: float) -> None:
-        if self.shown is None:
-            return
-        rate = (tick.actions - self.last[0]) / max(1e-9, elapsed - self.last[1])
-        self.last = (tick.actions, elapsed)
-        recent = _percentiles(tick.recent)
-        self.shown.show(
-            f"{elapsed:5.0f}/{self.duration:.0f}s  conns {tick.connections}  games {tick.games}  "
-            f"actions {tick.actions} ({rate:.0f}/s)  p50 {recent['p50']:.1f}ms p99 {recent['p99']:.1f}ms  "
-            f"errors {tick.errors}  leaks {tick.leaks}" + (f"  down {tick.down}" if tick.down else "")
-        )
-
-    def end(self) -> None:
-        """End the line for good (a load process's late counters show nothing more)."""
-        if self.shown is not None:
-            self.shown.end()
-        self.shown = None
-
-    @classmethod
-    def made(cls, progress: bool, duration: float) -> Line:
-        """Shown with ``--progress``, or on a terminal."""
-        line = Progress(every=1.0)
-        return cls(line if progress or line.live else None, duration)
 
 
 class Clock:
@@ -329,63 +219,6 @@ class TableSlot:
             self.game.cancel()
 
 
-def _percentiles(samples: list[float]) -> dict[str, float]:
-    p50, p95, p99 = percentiles_ms(samples, 50, 95, 99)
-    return {"p50": round(p50, 2), "p95": round(p95, 2), "p99": round(p99, 2)}
-
-
-# -- the processes under test --------------------------------------------------------------------------------
-def _children(pid: int) -> list[int]:
-    with contextlib.suppress(OSError):
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    return []
-
-
-def _rss_mb(pid: int) -> float:
-    with contextlib.suppress(OSError):
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def _cpu_s(pid: int) -> float:
-    with contextlib.suppress(OSError):
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return 0.0
-
-
-class Watched:
-    """The server processes (hauntd, its embedded Valkey) and this one: memory and CPU time."""
-
-    def __init__(self, server_pid: int | None) -> None:
-        self.pids: dict[str, int] = {"client": os.getpid()}
-        if server_pid is not None:
-            self.pids["server"] = server_pid
-            for child in _children(server_pid):
-                self.pids["valkey"] = child
-        self.peak_rss: dict[str, float] = {}
-        self._cpu0: dict[str, float] = {}
-        self._t0 = 0.0
-
-    def sample(self) -> None:
-        for name, pid in self.pids.items():
-            if name != "client":
-                self.peak_rss[name] = max(self.peak_rss.get(name, 0.0), _rss_mb(pid))
-
-    def start(self) -> None:
-        self._cpu0 = {name: _cpu_s(pid) for name, pid in self.pids.items()}
-        self._t0 = time.perf_counter()
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self._t0
-
-    def cpu_seconds(self) -> dict[str, float]:
-        """CPU seconds each process used since ``start``."""
-        return {name: _cpu_s(pid) - self._cpu0[name] for name, pid in self.pids.items()}
-
-
 # -- the run -------------------------------------------------------------------------------------------------
 async def watchdog(slots: Sequence[TableSlot], limit: float) -> None:
     while True:
@@ -408,24 +241,6 @@ def died(ended: Iterable[object]) -> Counter[str]:
     """The exceptions, by type, among what ``gather(..., return_exceptions=True)`` returned for tasks that
     should have ended only by returning or being cancelled: a runner's or helper's own failure."""
     return Counter(type(result).__name__ for result in ended if isinstance(result, Exception))
-
-
-@dataclass
-class Window:
-    """What one process's measured window counted, and over what."""
-
-    stats: Stats
-    elapsed: float
-    connect_s: float
-    connections: int  # connected at the window's end
-    cpu: dict[str, float]  # CPU seconds used in the window, by process
-
-    def to_json(self) -> dict[str, Any]:
-        return {**vars(self), "stats": vars(self.stats)}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Window:
-        return cls(**{**data, "stats": Stats.from_json(data["stats"])})
 
 
 async def _at_once() -> None:
@@ -488,48 +303,22 @@ async def _measure(
     return Window(stats, elapsed, connect_s, connections, cpu)
 
 
-def _report(plan: Plan, window: Window) -> dict[str, Any]:
-    stats, elapsed, cpu = window.stats, window.elapsed, window.cpu
-    return {
-        "tables": plan.tables,
-        "seats": plan.seats,
-        "connections": window.connections,
-        "game": plan.game,
-        "strategy": plan.strategy,
-        "duration_s": round(elapsed, 2),
-        "connect_s": round(window.connect_s, 2),
-        "games_completed": stats.games,
-        "actions": stats.actions,
-        "actions_per_s": round(stats.actions / elapsed, 1),
-        "messages_per_action": round(stats.messages / max(1, stats.actions), 2),
-        "latency_ms": _percentiles(stats.latency),
-        "event_latency_ms": _percentiles(stats.event_latency),
-        "errors": dict(stats.errors),
-        "reconnects": stats.reconnects,
-        "rejections": dict(stats.rejections),
-        "leaks": stats.leaks,
-        "leak_examples": stats.leak_examples,
-        "cpu_percent": {name: round(100 * used / elapsed, 1) for name, used in cpu.items()},
-        "cpu_ms_per_action": {name: round(1000 * used / max(1, stats.actions), 3) for name, used in cpu.items()},
-    }
-
-
 async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -> dict[str, Any]:
     """Every table in this process (``--processes 1``), which shows its own progress line."""
     line = Line.made(progress, duration)
     window = await _measure(plan, duration, watched, _at_once, lambda stats, elapsed: line(Tick.of(stats), elapsed))
     line.end()
-    return _report(plan, window)
+    return loadstats.report(plan, window)
 
 
 def _child(plan: Plan, duration: float) -> int:
     """A load process of a ``--processes`` run: ``_measure`` under its parent's barrier, reporting to it."""
     become_child()
 
-    def report(stats: Stats, elapsed: float) -> None:
+    def tick(stats: Stats, elapsed: float) -> None:
         tell("tick", vars(Tick.of(stats)))
 
-    window = asyncio.run(_measure(plan, duration, Watched(None), ready_then_wait_for_go, report))
+    window = asyncio.run(_measure(plan, duration, Watched(None), ready_then_wait_for_go, tick))
     tell("result", window.to_json())
     return 0
 
@@ -551,18 +340,6 @@ def _child_argv(share: Plan, duration: float) -> list[str]:
     argv += ["--tables", str(share.tables), "--seats", str(share.seats), "--game", share.game]
     argv += ["--strategy", share.strategy, "--seed", str(share.seed), "--game-timeout", repr(share.game_timeout)]
     return [*argv, "--child", str(share.first)]
-
-
-def _merge(parts: list[Window], cpu: dict[str, float]) -> Window:
-    """The load processes' windows as one: counts summed, samples pooled, the parent's ``cpu`` (its own as
-    ``client``, the server's) with the processes' CPU added to ``client``."""
-    stats = Stats()
-    for part in parts:
-        stats.add(part.stats)
-    cpu = {**cpu, "client": cpu["client"] + sum(part.cpu["client"] for part in parts)}
-    elapsed = max(part.elapsed for part in parts)  # all started on the same go, for the same duration
-    connect_s = max(part.connect_s for part in parts)
-    return Window(stats, elapsed, connect_s, sum(part.connections for part in parts), cpu)
 
 
 async def _all(*steps: Awaitable[Any]) -> list[Any]:
@@ -621,8 +398,8 @@ async def _spread(plan: Plan, duration: float, processes: int, progress: bool, w
         cpu, *results = await _all(window(), *(child.receive("result", within) for child in children))
     finally:
         await asyncio.gather(*(child.end() for child in children))
-    merged = _merge([Window.from_json(result) for result in results], cpu)
-    return {**_report(plan, merged), "processes": processes}
+    merged = loadstats.merge([Window.from_json(result) for result in results], cpu)
+    return {**loadstats.report(plan, merged), "processes": processes}
 
 
 def loadtest(

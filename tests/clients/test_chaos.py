@@ -14,7 +14,8 @@ import redis.asyncio as aioredis
 from clients.bots.base import get_strategy
 from clients.chaos import ChaosBot, Ledger, audit, passed
 from clients.leaks import LeakChecker
-from clients.loadtest import Clock, Stats, died
+from clients.loadstats import Stats
+from clients.loadtest import Clock, died
 from clients.sdk import Client
 from protocol.messages import Events, Snapshot
 from server.launch import ROOT

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from clients import echo, loadtest
+from clients import echo, loadstats, loadtest
 from clients.loadtest import Clock
+from clients.watched import Watched
 from server.launch import ROOT, ServerProcess
 
 FIELDS = {
@@ -106,7 +107,7 @@ async def test_a_table_whose_bots_fail_is_reported(server: ServerProcess, monkey
 
     monkeypatch.setattr(loadtest, "get_strategy", lambda game, name: Broken())
     plan = loadtest.Plan(server.url, tables=1, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
-    report = await loadtest._load(plan, 1.0, False, loadtest.Watched(None))
+    report = await loadtest._load(plan, 1.0, False, Watched(None))
     assert report["errors"] == {"RuntimeError": 1} and report["games_completed"] == 0
 
 
@@ -114,7 +115,7 @@ async def test_memory_is_sampled_every_second_without_a_progress_line(server: Se
     """``server_rss_mb`` is a peak: sampled each second of the run, not only when a progress line is printed
     (with ``--json`` off a terminal it was one sample, taken at the end)."""
 
-    class Counting(loadtest.Watched):
+    class Counting(Watched):
         samples = 0
 
         def sample(self) -> None:
@@ -129,9 +130,9 @@ async def test_memory_is_sampled_every_second_without_a_progress_line(server: Se
 
 def test_percentiles_interpolate_between_the_nearest_samples() -> None:
     """p50 of 1…100 ms is 50.5 ms (it was the 51st sample: one rank high), p99 is 99.01 ms; none of nothing."""
-    assert loadtest._percentiles([ms / 1000 for ms in range(1, 101)]) == {"p50": 50.5, "p95": 95.05, "p99": 99.01}
-    assert loadtest._percentiles([0.001, 0.003]) == {"p50": 2.0, "p95": 2.9, "p99": 2.98}
-    assert loadtest._percentiles([]) == {"p50": 0.0, "p95": 0.0, "p99": 0.0}
+    assert loadstats.percentiles([ms / 1000 for ms in range(1, 101)]) == {"p50": 50.5, "p95": 95.05, "p99": 99.01}
+    assert loadstats.percentiles([0.001, 0.003]) == {"p50": 2.0, "p95": 2.9, "p99": 2.98}
+    assert loadstats.percentiles([]) == {"p50": 0.0, "p95": 0.0, "p99": 0.0}
 
 
 def test_a_server_that_dies_mid_run_is_an_error_not_a_slow_run(start_server: Any) -> None:

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from clients import loadtest
-from clients.loadtest import Plan, Stats, Window
+from clients import loadstats, loadtest
+from clients.loadstats import Stats, Window
+from clients.loadtest import Plan
+from clients.watched import Watched
 from server.cli import build_parser, main
 from server.launch import ROOT, ServerProcess
 from tests.server.test_cli import closed_port
@@ -52,7 +54,7 @@ def test_two_processes_report_the_sums_of_what_each_counted(
     assert report["actions"] == sum(part.actions for part in counted)
     assert report["games_completed"] == sum(part.games for part in counted) > 0
     assert report["errors"] == {} and report["leaks"] == 0
-    assert report["latency_ms"] == loadtest._percentiles(counted[0].latency + counted[1].latency)
+    assert report["latency_ms"] == loadstats.percentiles(counted[0].latency + counted[1].latency)
     assert report["cpu_ms_per_action"]["client"] > 0 and report["cpu_ms_per_action"]["server"] > 0
     assert report["server_rss_mb"] > 10
     assert "conns 16 " in capsys.readouterr().err  # the progress line shows both processes' totals
@@ -71,16 +73,16 @@ def test_percentiles_are_of_every_process_samples_pooled() -> None:
     slow = Stats(actions=100, latency=[0.002] * 98 + [0.050] * 2, errors=Counter(stale=2, internal=1))
     slow.leaks, slow.leak_examples = 12, [f"leak {i}" for i in range(12)]
     spiky = Window(slow, 3.02, 0.7, 8, {"client": 2.0})
-    assert loadtest._percentiles(steady.stats.latency)["p99"] == 1.0
-    assert loadtest._percentiles(spiky.stats.latency)["p99"] == 50.0
+    assert loadstats.percentiles(steady.stats.latency)["p99"] == 1.0
+    assert loadstats.percentiles(spiky.stats.latency)["p99"] == 50.0
     parts = [Window.from_json(json.loads(json.dumps(part.to_json()))) for part in (steady, spiky)]
-    merged = loadtest._merge(parts, {"client": 0.5, "server": 4.0})
+    merged = loadstats.merge(parts, {"client": 0.5, "server": 4.0})
     plan = Plan("", tables=4, seats=4, game="spook", strategy="random", seed=1, game_timeout=60)
-    report = loadtest._report(plan, merged)
+    report = loadstats.report(plan, merged)
     assert report["latency_ms"]["p99"] == 2.48
     assert report["actions"] == 200 and report["connections"] == 16 and report["duration_s"] == 3.02
     assert report["errors"] == {"stale": 3, "internal": 1} and report["leaks"] == 12
-    assert len(report["leak_examples"]) == loadtest.LEAK_EXAMPLES
+    assert len(report["leak_examples"]) == loadstats.LEAK_EXAMPLES
     assert merged.cpu == {"client": 3.5, "server": 4.0}  # the parent's and both processes'
 
 
@@ -213,5 +215,5 @@ async def test_a_load_process_that_hangs_fails_the_run_after_the_grace(monkeypat
     plan = Plan("", tables=2, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
     says = r"^load process [12] of 2 \(tables .+\) sent no result within 1 s of the start"  # (0.5 s window + 0.5 s)
     with pytest.raises(loadtest.Died, match=says):
-        await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, loadtest.Watched(None)), 30)
+        await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, Watched(None)), 30)
     assert not [cmdline for cmdline in _descendants(os.getpid()).values() if "time.sleep(600)" in cmdline]
