@@ -93,18 +93,20 @@ class LoadProcess:
         self.process.stdin.write(b"go\n")
 
     async def end(self) -> None:
-        """Stop it unless it sent its result (SIGTERM; SIGKILL if it still runs 5 s later) and reap it."""
-        if self.process is None or self.process.returncode is not None:
+        """Stop it unless it sent its result (SIGTERM; SIGKILL if it still runs 5 s later), reap it and read its
+        pipes to their end.  (Returning as soon as it had exited could leave its pipes open when the loop closed;
+        the collector then closed them, too late, printing "Event loop is closed" after the run's last line.)"""
+        if self.process is None:
             return
-        if not self.reported:  # (one that did exits by itself: signalling it would reap it behind asyncio's back)
-            with contextlib.suppress(ProcessLookupError):
+        if self.process.returncode is None and not self.reported:  # (one that reported exits by itself: signalling
+            with contextlib.suppress(ProcessLookupError):  # it would reap it behind asyncio's back)
                 self.process.terminate()
         try:
-            await asyncio.wait_for(self.process.wait(), 5)
+            await asyncio.wait_for(self.process.communicate(), 5)
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()
-            await self.process.wait()
+            await self.process.communicate()
 
 
 def tell(kind: str, value: Any) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from clients import loadstats, loadtest
+from clients.loadprocs import LoadProcess
 from clients.loadstats import Stats, Window
 from clients.loadtest import Plan
 from clients.watched import Watched
@@ -217,3 +218,15 @@ async def test_a_load_process_that_hangs_fails_the_run_after_the_grace(monkeypat
     with pytest.raises(loadtest.Died, match=says):
         await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, Watched(None)), 30)
     assert not [cmdline for cmdline in _descendants(os.getpid()).values() if "time.sleep(600)" in cmdline]
+
+
+async def test_a_load_process_is_ended_with_its_pipes_read_to_their_end() -> None:
+    """A load process that has exited is not done with until its pipes are: ``end`` returned at once, leaving them
+    open when the loop closed, and the collector closed them later with "Event loop is closed" on stderr."""
+    child = LoadProcess(["sh", "-c", "sleep 1 & exit 1"], "a load process")  # (the sleep holds its stdout a moment)
+    await child.start()
+    assert child.process is not None and child.process.stdout is not None
+    while child.process.returncode is None:
+        await asyncio.sleep(0.01)
+    await child.end()
+    assert child.process.stdout.at_eof()
