@@ -146,12 +146,16 @@ async def test_lobby_errors(server: ServerProcess, sync_redis: redis.Redis) -> N
         await client.close()
 
 
+def actions_total(metrics: str) -> float:
+    """``hauntd_actions_total`` in a ``/metrics`` text."""
+    found = re.search(r"^hauntd_actions_total (\S+)$", metrics, re.M)
+    assert found is not None, metrics
+    return float(found.group(1))
+
+
 def counted_actions(server: ServerProcess) -> float:
     """``hauntd_actions_total`` on the server's ``/metrics``."""
-    text = urllib.request.urlopen(f"{server.http}/metrics", timeout=5).read().decode()
-    found = re.search(r"^hauntd_actions_total (\S+)$", text, re.M)
-    assert found is not None, text
-    return float(found.group(1))
+    return actions_total(urllib.request.urlopen(f"{server.http}/metrics", timeout=5).read().decode())
 
 
 async def test_action_errors_leave_the_state_unchanged(

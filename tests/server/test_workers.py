@@ -23,6 +23,7 @@ from server.store import log_key
 from tests.server.drive import stored_seq
 from tests.server.players import Player, assert_gapless, close, play
 from tests.server.test_cli import closed_port
+from tests.server.test_errors import actions_total
 from tests.server.test_http import get
 
 
@@ -97,9 +98,7 @@ def scraped_actions(server: ServerProcess) -> tuple[float, set[str]]:
     status, body = get(f"{server.http}/metrics")
     assert status == 200
     text = body.decode()
-    total = re.search(r"^hauntd_actions_total (\S+)$", text, re.M)
-    assert total is not None, text
-    return float(total.group(1)), set(re.findall(r'^hauntd_tables\{pid="(\d+)"\}', text, re.M))
+    return actions_total(text), set(re.findall(r'^hauntd_tables\{pid="(\d+)"\}', text, re.M))
 
 
 def metrics_dir(pid: int) -> str:
