@@ -13,20 +13,26 @@ writes to a pipe once it listens.  One that exits is logged (``worker_exited``) 
 that doubles, up to 10 s, while it keeps dying young.  SIGTERM or SIGINT: every worker gets SIGTERM and finishes
 as a single server does; the exit status is 0 when they all end cleanly.  The workers keep their metrics in a
 directory of the supervisor's (prometheus-client's multiprocess mode, ``server/metrics.py``), so any worker's
-``/metrics`` counts them all; a dead worker's gauges are dropped from it (``mark_process_dead``).
+``/metrics`` counts them all; a dead worker's gauges are dropped from it (``mark_process_dead``).  The directory is
+removed when the supervisor ends; one left by a supervisor that was SIGKILLed (nothing of it ran to remove it) is
+removed by the next supervisor to start (its name carries its supervisor's pid: ``metrics_directory``).
 """
 
 from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
 import structlog
@@ -43,6 +49,7 @@ LONGEST_PAUSE = 10.0
 YOUNG = 10.0  # a worker that dies within this many seconds of its start doubles the next pause
 STOP_TIMEOUT = 30.0  # seconds a worker gets to finish after SIGTERM, then SIGKILL
 TICK = 0.2
+METRICS_PREFIX = "hauntd-metrics-"  # then the supervisor's pid, a dash, and tempfile's random part
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -187,7 +194,39 @@ class Supervisor:
         return clean
 
 
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        pass
+    return True
+
+
+def orphans(root: Path) -> list[Path]:
+    """The metrics directories in ``root`` that are this user's and whose supervisor is no longer running."""
+    found = []
+    for path in root.glob(f"{METRICS_PREFIX}*-*"):
+        pid = path.name.removeprefix(METRICS_PREFIX).partition("-")[0]
+        if pid.isdigit() and path.is_dir() and path.stat().st_uid == os.getuid() and not alive(int(pid)):
+            found.append(path)
+    return found
+
+
+@contextmanager
+def metrics_directory() -> Iterator[str]:
+    """A new directory for the workers' metrics, removed at the end, after those left by dead supervisors (a
+    SIGKILL, the OOM killer: a few files each, which no one else would ever remove)."""
+    root = Path(tempfile.gettempdir())
+    for orphan in orphans(root):
+        shutil.rmtree(orphan, ignore_errors=True)
+        log.info("metrics_directory_removed", path=str(orphan))
+    with tempfile.TemporaryDirectory(prefix=f"{METRICS_PREFIX}{os.getpid()}-", dir=root) as path:
+        yield path
+
+
 def supervise(command: list[str], workers: int, host: str, port: int) -> int:
     """Run ``workers`` copies of ``command`` on one socket bound to ``host``:``port``; the exit status."""
-    with listen(host, port) as sock, tempfile.TemporaryDirectory(prefix="hauntd-metrics-") as metrics_dir:
+    with listen(host, port) as sock, metrics_directory() as metrics_dir:
         return Supervisor(command, workers, sock, metrics_dir).run()

@@ -27,10 +27,11 @@ from tests.server.test_errors import actions_total
 from tests.server.test_http import get
 
 
-def start_supervisor(tmp_path: Path, group: bool = False) -> ServerProcess:
+def start_supervisor(tmp_path: Path, group: bool = False, env: dict[str, str] | None = None) -> ServerProcess:
     """``hauntd serve --workers 2 --port 0`` with its own embedded Valkey, listening once both workers do."""
+    tmp_path.mkdir(exist_ok=True)
     args = ["--workers", "2", "--log-format", "json", "--data-dir", str(tmp_path / "data")]
-    server = ServerProcess(args, tmp_path / "server.log", group=group)
+    server = ServerProcess(args, tmp_path / "server.log", group=group, env=env)
     server.start()
     return server
 
@@ -203,6 +204,30 @@ def test_a_stop_while_the_workers_start_is_a_clean_stop(tmp_path: Path, valkey_u
         process.kill()
     assert events(server, "listening") == []  # stopped while starting, as meant
     assert [line for line in server.log_lines() if line.get("level") != "info"] == []
+
+
+def test_a_killed_supervisors_metrics_directory_is_removed_by_the_next(tmp_path: Path) -> None:
+    """Nothing of a SIGKILLed supervisor runs to remove its workers' metrics directory; the next supervisor to
+    start removes it, and leaves alone the directory of one still running."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    running = temp / f"hauntd-metrics-{os.getpid()}-x"
+    running.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    first = start_supervisor(tmp_path / "first", env=env)
+    assert first.process is not None
+    left = [path for path in temp.iterdir() if path.name.startswith(f"hauntd-metrics-{first.process.pid}-")]
+    assert len(left) == 1 and os.listdir(left[0])  # the workers' files
+    first.process.kill()
+    first.process.wait()
+    second = start_supervisor(tmp_path / "second", env=env)
+    try:
+        assert not left[0].exists()
+        assert [line["path"] for line in events(second, "metrics_directory_removed")] == [str(left[0])]
+        assert running.exists()
+    finally:
+        second.kill(signal.SIGTERM)
+    assert list(temp.iterdir()) == [running]  # and the second's own went at its stop
 
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:
