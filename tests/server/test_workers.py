@@ -215,11 +215,12 @@ def test_a_killed_supervisors_metrics_directory_is_removed_by_the_next(tmp_path:
     running.mkdir()
     env = {**os.environ, "TMPDIR": str(temp)}
     first = start_supervisor(tmp_path / "first", env=env)
-    assert first.process is not None
-    left = [path for path in temp.iterdir() if path.name.startswith(f"hauntd-metrics-{first.process.pid}-")]
-    assert len(left) == 1 and os.listdir(left[0])  # the workers' files
-    first.process.kill()
-    first.process.wait()
+    try:
+        assert first.process is not None
+        left = [path for path in temp.iterdir() if path.name.startswith(f"hauntd-metrics-{first.process.pid}-")]
+        assert len(left) == 1 and os.listdir(left[0])  # the workers' files
+    finally:
+        first.kill(signal.SIGKILL)
     second = start_supervisor(tmp_path / "second", env=env)
     try:
         assert not left[0].exists()
