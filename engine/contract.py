@@ -147,5 +147,4 @@ class Game(abc.ABC, Generic[S, A, E]):
             data = _json_encoder.encode(obj)
         except (TypeError, msgspec.EncodeError) as exc:
             raise msgspec.ValidationError(str(exc)) from None
-        action: A = self._action_decoder.decode(data)
-        return action
+        return self.decode_action(data)
