@@ -119,3 +119,19 @@ def test_m19_game_end_reveals_totals_applies_the_penalty_and_scores() -> None:
     assert result is not None and result.scores == over.scores and result.reveal == over.reveal
     assert s.collections[0] == cards(musician=3, ballroom=1)
     assert_conserved(s)
+
+
+def test_m21_bonuses_count_what_is_left_after_the_m20_penalty() -> None:
+    """M21 "All after M20": a discarded icon no longer feeds a Headless Knight nor counts for an Executioner."""
+    collection = cards(painting=3, musician=1, headless_knight=1, executioner=1)
+    assert score(collection, False) == 12 + 1 + (1 + 2 * 3) + (1 + 2)
+    discards, scores, _ = final_scores([collection, cards()], [9, 2])
+    assert discards == [cards(painting=3), []]
+    assert scores == [1 + 1 + (1 + 1), 0]
+
+
+def test_m20_all_totals_tied_every_seat_discards() -> None:
+    """M20 (README ruling): all seats tie for the highest Haunt total, so every one of them discards."""
+    discards, scores, winners = final_scores([cards(musician=2), cards(ballroom=1, dancing=2)], [0, 0])
+    assert discards == [cards(musician=2), cards(dancing=2)]
+    assert scores == [0, 4] and winners == [1]
