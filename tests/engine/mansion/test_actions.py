@@ -253,3 +253,17 @@ def test_m14_m15_rotating_a_seat_into_the_ghosts_room_draws_nothing() -> None:
     s.pos = [1, SEANCE]
     out = play(s, 0, Rotate(3))  # section 1 now faces room 4
     assert GAME.view(s, 0).seat_rooms[0] == 4 and types(out) == ["rotated"] and s.hands[0] == []
+
+
+def test_m6_groom_drawing_a_grim_grinning_offers_its_discard() -> None:
+    """M6 (groom chains; README ruling): a Grim Grinning drawn by a Groom prompts its optional discard."""
+    s = turn_table(seats=2, event="cold_spot")
+    s.pos[0] = 1
+    put_room(s, 1, "groom")
+    on_top(s, "grim_grinning")
+    haunt(s, 0, 2)
+    out = play(s, 0, Collect("groom"))
+    assert types(out) == ["collected", "collected"] and s.phase == PH_GRIM_GRINNING
+    assert GAME.legal_actions(s, 0) == [DiscardHaunt(2), DECLINE]
+    play(s, 0, DECLINE)
+    assert s.phase == PH_TURN and s.hands[0] == [2] and s.actions == 2

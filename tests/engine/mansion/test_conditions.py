@@ -169,3 +169,34 @@ def test_m7_heavy_footsteps_one_move_up_to_two_steps(start: int) -> None:
         assert out[0].steps == 2 and s.long_move_used  # type: ignore[attr-defined]
         assert [m.to for m in _of(GAME.legal_actions(s, 0), Move)] == [SEANCE, 3, 5]  # type: ignore[attr-defined]
     assert s.phase == PH_TURN
+
+
+def test_m7_wandering_spirits_also_after_the_rounds_last_turn_before_the_next_event_phase() -> None:
+    """M7 (README ruling): the ghosts move after every turn, the round's last included, before the next Event
+    card is revealed; seats in the room they reach draw 2 (M10)."""
+    s = turn_table(seats=2, event="wandering_spirits", seat=1)
+    s.pos = [1, SEANCE]  # seat 0 in the graveyard
+    play(s, 1, END_TURN)
+    assert s.ghosts == 1 and len(s.hands[0]) == 2
+    s.pos[0] = 2  # seat 0 moves on to the attic during its own turn; its end moves the ghosts there too
+    out = play(s, 0, END_TURN)
+    assert types(out)[:3] == ["turn_ended", "ghosts_moved", "haunt_drawn"]
+    assert "round_started" in types(out)[3:]
+    moved = out[1]
+    assert isinstance(moved, GhostsMoved) and moved.cause == "wandering_spirits" and moved.to == 2
+    assert moved.draws == [2, 0]
+
+
+def test_m7_busy_night_and_final_round_continue_the_clockwise_placement() -> None:
+    """M7 busy_night / M11 / M12: the extra cards carry on one per room clockwise, wrapping round."""
+    for event, extra in (("busy_night", 2), ("final_round", 3)):
+        s = turn_table(seats=6, event=event)
+        s.ghosts = 3
+        out: list[object] = []
+        place_ghost_cards(s, out)
+        count = 6 + 3 + extra
+        expected = [0] * 7
+        expected[3] = 2
+        for i in range(count - 2):
+            expected[(3 + 1 + i) % 7] += 1
+        assert [len(r) for r in s.rooms] == expected, event

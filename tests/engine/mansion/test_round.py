@@ -173,3 +173,22 @@ def test_m13_turns_run_clockwise_from_the_first_player_wrapping_past_the_last_se
     if s.phase == PH_EVENT_DIRECTION:
         play(s, 0, DIRECTIONS[0])
     assert s.turn == 0
+
+
+def test_m5_m10_a_short_haunt_deck_goes_clockwise_from_the_first_player() -> None:
+    """M5 / M10 (README ruling): simultaneous draws are made clockwise from the first player, so with too few
+    Haunt cards left the seats after the first player go short."""
+    s = turn_table(seats=3, event="truce")
+    s.first = 2
+    s.ghosts = 0
+    s.pos = [1, 1, 1]  # everyone in the graveyard, where the ghosts land
+    for value in list(s.haunt_deck[3:]):
+        s.haunt_deck.remove(value)
+        s.hands[1].append(value)
+    s.hands[1].sort()
+    held = len(s.hands[1])
+    out: list[object] = []
+    move_ghosts(s, 1, 1, "event", out)
+    assert [(e.seat, e.count) for e in out if isinstance(e, HauntDrawn)] == [(2, 2), (0, 1)]
+    assert len(s.hands[1]) == held and s.haunt_deck == []
+    assert_conserved(s)
