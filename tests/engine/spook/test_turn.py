@@ -166,6 +166,16 @@ def test_s13_no_trap_outside_the_rooms_and_only_jacks() -> None:
         GAME.apply(state, 0, LayTrap(card="JD"))  # not in the hand
 
 
+def test_s13_only_the_active_seat_lays_a_trap() -> None:
+    """S13: the Jack comes from the active seat's hand; a seat sharing the room lays none out of turn."""
+    state = make_state(2, hands=[["2H"], ["JH"]], pawns=["6", "6"])
+    assert not any(isinstance(a, LayTrap) for a in GAME.legal_actions(state, 0))
+    assert GAME.legal_actions(state, 1) == []
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(state, 1, LayTrap(card="JH"))
+    assert err.value.code == "not_your_turn" and state.traps[5] is None
+
+
 def test_s14_the_turn_ends_after_the_move_and_passes_on() -> None:
     state = make_state(3, phase="move", active=2)
     with pytest.raises(IllegalAction):
@@ -200,6 +210,12 @@ def test_s15_a_wing_cleared_before_the_end_of_the_turn_does_not_lose() -> None:
     GAME.apply(state, 0, Offer(card="3H"))
     GAME.apply(state, 0, EndTurn())
     assert GAME.result(state) is None and state.active == 0 and state.phase == "draw"
+
+
+def test_s15_the_queen_counts_as_a_ghost_of_a_haunted_wing() -> None:
+    """S15: the Queen is a ghost (S1, S8), so she fills a wing's third room like any other."""
+    state = make_state(2, rooms={"7": "AS", "8": "2C", "9": "QS"}, pile=["3D"])
+    assert GAME.apply(state, 0, EndTurn()) == [GameOver(won=False, reason="wing_haunted", wing="upper")]
 
 
 def test_s15_an_empty_pile_when_the_next_draw_is_due_loses() -> None:
