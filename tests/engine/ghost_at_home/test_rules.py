@@ -113,6 +113,19 @@ def test_g5_no_ghost_on_a_floor_holding_a_ghost() -> None:
     refused(state, 0, PlayGhost(GHOST_A, 1))
 
 
+def test_g5_g8_ghosts_and_lightning_go_on_opponents_only() -> None:
+    """G5 (a ghost on an opponent), G8 (space-time hole and lightning onto an opponent): never one's own house,
+    even when it is the only house with a room card."""
+    state = table(seat0=[GHOST_A, HOLE, LIGHTNING])
+    build(state, 0, 1, extra=1)
+    place(state, 0, 1, ghost=True, lit=True)
+    place(state, 0, 2, lit=True)
+    legal = GAME.legal_actions(state, 0)
+    assert not any(isinstance(x, PlayGhost | SpaceTimeHole | Lightning) for x in legal)
+    for action in (PlayGhost(GHOST_A, 0), SpaceTimeHole(0, 1, 0), Lightning(0)):
+        refused(state, 0, action)
+
+
 def test_g5_a_cat_on_the_floor_takes_the_ghost() -> None:
     state = table(seat0=[GHOST_A])
     build(state, 1, 1)
@@ -521,6 +534,28 @@ def test_g11_ghosts_hit_floor_three_even_holding_a_ghost() -> None:
     events = play(state, 0, Decline())
     assert isinstance(events[1], e.FloorHaunted) and len([c for c in events[1].cards if 32 <= c < 40]) == 2
     assert e.EscapeStopped(0) in events
+
+
+def test_g11_each_other_seat_plays_at_most_one_ghost_in_turn() -> None:
+    """G11 with 3 seats: seat 1's ghost stays on the lit floor 3; seat 2 is asked next and declines, and seat 1,
+    still holding a ghost, is not asked again: the escape succeeds with a ghost on floor 3."""
+    state = escaping(3, lit=True, seat1=[GHOST_A, GHOST_B])
+    play(state, 1, StopEscape(GHOST_A))
+    events = play(state, 0, Decline())
+    assert e.GhostStays(0, 3, GHOST_A) in events and prompt_kind(state) == {2: "stop_escape"}
+    events = play(state, 2, Decline())
+    assert events[-1] == e.GameOver([0], "escaped") and GHOST_B in state.hands[1]
+
+
+def test_g11_two_seats_no_more_than_two_ghosts() -> None:
+    """G11 with 2 seats: up to 2 ghosts; both cancelled by cats from hand, the escape succeeds although the
+    opponent still holds a third."""
+    state = escaping(2, seat0=[22, CAT_A, CAT_B], seat1=[GHOST_A, GHOST_B, 34])
+    play(state, 1, StopEscape(GHOST_A))
+    play(state, 0, Defend(CAT_A))
+    play(state, 1, StopEscape(GHOST_B))
+    events = play(state, 0, Defend(CAT_B))
+    assert events[-1] == e.GameOver([0], "escaped") and state.hands[1] == [34]
 
 
 # -- round limit (README ruling) ----------------------------------------------------------------------------
