@@ -128,7 +128,6 @@ class TableSlot:
         self.index = index
         self.rng = random.Random(plan.seed * 100_003 + index)
         self.clients: list[Client] = []
-        self.used = 0  # tables each connection has created or followed (the server limits it)
         self.games = 0
         self.clock = Clock(plan.seats)
         self.game: asyncio.Task[None] | None = None
@@ -144,7 +143,6 @@ class TableSlot:
         await asyncio.gather(*(c.connect() for c in self.clients))
         self.stats.connections += len(self.clients)
         self.connected = True
-        self.used = 0
 
     async def close(self) -> None:
         for client in self.clients:
@@ -165,15 +163,10 @@ class TableSlot:
 
     async def seat_table(self) -> tuple[str, list[LoadBot]]:
         """A new table, every seat taken by one of this slot's connections with its bot; not started yet."""
-        limit = self.clients[0].welcome.limits.max_tables_per_connection if self.clients[0].welcome else 32
-        if self.used + 2 > limit:  # the table creator both creates and follows: recycle the connections
-            await self.close()
-            await self.connect()
         game = self._game()
         strategy: list[Strategy] = [get_strategy(game, self.plan.strategy) for _ in self.clients]
         creator = self.clients[0]
         table = await creator.create(game, self.plan.seats, private=True)  # nobody else is to sit down
-        self.used += 2
         self.clock = Clock(self.plan.seats)
         bots = []
         for i, client in enumerate(self.clients):

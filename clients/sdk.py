@@ -490,8 +490,8 @@ class Client:
 
     def forget(self, table: str) -> None:
         """Drop what this client keeps of ``table`` (e.g. once its game is over): its updates are no longer
-        delivered and it is not resumed after a reconnect.  The server still counts the table against this
-        connection's limit until it closes."""
+        delivered and it is not resumed after a reconnect.  (The server lets a table go by itself once its game is
+        over: it no longer counts against the connection's limit.)"""
         self.seats.pop(table, None)
         self.watching.discard(table)
         self.last_seq.pop(table, None)

@@ -71,7 +71,7 @@ class Connection:
         self.queue: asyncio.Queue[Any] = asyncio.Queue(self.settings.send_queue)
         self.bucket = TokenBucket(self.settings.messages_per_second, self.settings.burst)
         self.follows: dict[str, Hub] = {}
-        self.created = 0
+        self.created: set[str] = set()  # tables it created and does not follow (the limit counts them too)
         self.greeted = False
         self.dead = False
         self.writing = False  # the writer task holds a frame: later ones must queue behind it
@@ -254,6 +254,7 @@ class Connection:
             self._check_limit()
             self.app.fanout.retain(hub)
             self.follows[hub.table] = hub
+            self.created.discard(hub.table)
         try:
             await hub.attach(self, audience, last_seq, ref, token_digest(token) if token is not None else None)
         except BaseException:
@@ -261,8 +262,10 @@ class Connection:
                 self._unfollow(hub.table)
             raise
 
-    def gone(self, hub: Hub) -> None:
-        """``hub``'s table is gone (the client was told): stop following it."""
+    def done(self, hub: Hub) -> None:
+        """``hub`` has nothing more for this connection (its game is over, or the table gone, and the client was
+        told): stop following it, so a client playing game after game on one connection holds only the tables in
+        play, against its limit and in the server's memory."""
         if self.follows.get(hub.table) is hub:
             self._unfollow(hub.table)
 
@@ -273,7 +276,8 @@ class Connection:
             self.app.fanout.release(hub)
 
     def _check_limit(self) -> None:
-        if len(self.follows) + self.created >= self.settings.max_tables:
+        """At most ``max_tables`` tables followed (games not over) and created but not followed, at once."""
+        if len(self.follows) + len(self.created) >= self.settings.max_tables:
             raise ProtocolError(
                 Code.LIMIT, f"a connection may create and follow {self.settings.max_tables} tables at most"
             )
@@ -305,7 +309,7 @@ class Connection:
                 per_minute = self.app.guard.tables_per_minute
                 raise ProtocolError(Code.RATE_LIMITED, f"at most {per_minute:g} new tables a minute from one address")
             table = await service.create(msg)
-            self.created += 1
+            self.created.add(table)
             self.reply(Created(table=table, ref=msg.ref))
         elif isinstance(msg, ListTables):
             self.reply(Tables(tables=await service.list_tables(msg.game), ref=msg.ref))

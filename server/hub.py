@@ -49,12 +49,12 @@ _T = TypeVar("_T")
 
 
 class Follower(Protocol):
-    """What a hub needs of a connection: a non-blocking send of one encoded text frame, and word that the
-    table is gone (its hub is done with the connection: the connection stops following it)."""
+    """What a hub needs of a connection: a non-blocking send of one encoded text frame, and word that the hub
+    is done with it (the game is over and its ``game_over`` sent, or the table is gone): it stops following."""
 
     def send(self, frame: bytes) -> None: ...
 
-    def gone(self, hub: Hub) -> None: ...
+    def done(self, hub: Hub) -> None: ...
 
 
 @cache
@@ -154,7 +154,7 @@ class Hub:
         )
         for conn in followers:
             conn.send(notice)
-            conn.gone(self)
+            conn.done(self)
         if self.on_gone is not None:
             self.on_gone(self)
 
@@ -193,16 +193,19 @@ class Hub:
                 self.lost()
             if self.gone:  # (also when found gone meanwhile, by another command or the resync)
                 raise Missing(self.table)
-            self.followers[conn] = audience
-            if holder is not None and audience is not None:
-                self.holders[conn] = holder
-            else:
-                self.holders.pop(conn, None)
+            over = self.meta.status == "over"
+            if not over:
+                self.followers[conn] = audience
+                if holder is not None and audience is not None:
+                    self.holders[conn] = holder
+                else:
+                    self.holders.pop(conn, None)
             for batch in backlog:
                 conn.send(self._events_frame(batch, audience, self._full_events(batch)))
             conn.send(self._snapshot_frame(audience, ref))
-            if self.meta.status == "over":
+            if over:  # nothing more will come: the connection need not follow it
                 conn.send(self._game_over_frame())
+                conn.done(self)
 
     def detach(self, conn: Follower) -> None:
         self.followers.pop(conn, None)
@@ -268,6 +271,9 @@ class Hub:
         for conn, audience in list(self.followers.items()):
             for frame in frames[audience]:
                 conn.send(frame)
+            if tail:  # the game is over: nothing more will come, so its followers let it go
+                self.detach(conn)
+                conn.done(self)
 
     # -- frames ------------------------------------------------------------------------------------------
     def _full_events(self, batch: Batch) -> list[Any]:

@@ -218,7 +218,7 @@ async def test_a_hub_found_gone_leaves_nothing_behind(store_url: str, sync_redis
         assert hub.gone and fanout.hubs == {} and hub.followers == {} and hub.holders == {}
         notice = follower.got[-2]
         assert isinstance(notice, Error) and notice.code == Code.NOT_FOUND and notice.table == table
-        assert follower.got[-1] == ("gone", table)
+        assert follower.got[-1] == ("done", table)
         await asyncio.sleep(0.1)
         assert not hub_module._background  # the unsubscribe is done
         assert sync_redis.pubsub_numsub(channel(table)) == [(channel(table).encode(), 0)]
@@ -257,7 +257,7 @@ async def test_an_action_with_a_past_seq_at_a_table_gone_mid_play_answers_not_fo
         act = Act(table=table, token=A, cmd="late", action={"type": "end_turn"}, seq=hub.latest.seq - 1)
         with pytest.raises(Missing):
             await service.act(hub, 0, act)
-        assert hub.gone and fanout.hubs == {} and follower.got[-1] == ("gone", table)
+        assert hub.gone and fanout.hubs == {} and follower.got[-1] == ("done", table)
     finally:
         await fanout.close()
         await client.aclose()

@@ -28,8 +28,8 @@ class Socket:
     def send(self, frame: bytes) -> None:
         self.got.append(codec.decode_server(frame))
 
-    def gone(self, hub: Hub) -> None:
-        self.got.append(("gone", hub.table))
+    def done(self, hub: Hub) -> None:
+        self.got.append(("done", hub.table))
 
 
 @pytest.fixture

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import secrets
 from typing import Any
 
+import pytest
 import redis
 from websockets.asyncio.client import connect
 
-from clients.sdk import Client
+from clients.sdk import Client, ServerError
 from protocol.messages import Events, Snapshot
-from tests.server.conftest import ServerProcess
-from tests.server.players import close, play, seat_players
+from tests.server.conftest import ServerFactory, ServerProcess
+from tests.server.players import Player, close, play, seat_players
 
 
 async def test_list_join_leave_and_private_tables(server: ServerProcess) -> None:
@@ -115,3 +117,28 @@ async def test_lobby_commands_sent_again_change_nothing_more(server: ServerProce
         seat_rejoined = await ask(**join, ref="j5")  # the seat it holds, even once started
         assert seat_rejoined["seat"] == 0
         assert int(sync_redis.hget(f"{{t:{table}}}", "seq")) == started["seq"] == 3  # two joins, one start
+
+
+async def test_a_finished_game_frees_its_place_under_the_table_limit(start_server: ServerFactory) -> None:
+    """``--max-tables`` counts the tables a connection follows while their games go on and those it created
+    without following, so a client may play game after game on one connection (each finished table stayed
+    followed, and each create counted for good: with 2, a second game was refused ``limit``)."""
+    server = start_server("--max-tables", "2", "--rate", "1000", "--burst", "1000")
+    client = Client(server.url)
+    await client.connect()
+    try:
+        for game in range(3):
+            table = await client.create("spook", 1)
+            held = await client.join(table, "Solo")
+            await client.start(table)
+            await play([Player(client, table, held.seat, random.Random(game))])
+            client.forget(table)
+        snapshot = await client.watch(table)  # a finished table, watched: its snapshot and result, then let go
+        assert snapshot.status == "over"
+        for _ in range(2):  # created and not followed: these count
+            await client.create("spook", 1)
+        with pytest.raises(ServerError) as refused:
+            await client.create("spook", 1)
+        assert refused.value.code == "limit"
+    finally:
+        await client.close()
