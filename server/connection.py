@@ -288,6 +288,8 @@ class Connection:
         if isinstance(msg, Hello):
             if msg.version != PROTOCOL_VERSION:
                 raise ProtocolError(Code.VERSION, f"this server speaks protocol version {PROTOCOL_VERSION}")
+            if (msg.table is None) != (msg.token is None):  # one alone would resume nothing, silently
+                raise ProtocolError(Code.BAD_FIELD, "a hello resumes a seat with its table and token together")
             self.greeted = True
             self.reply(self.app.welcome(msg.ref))
             self.log = self.log.bind(client=msg.client)

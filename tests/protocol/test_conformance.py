@@ -575,6 +575,10 @@ async def test_before_hello_and_other_versions(net: Net) -> None:
     bad = await net.client(hello=False)
     reply = await bad.request({"type": "hello", "version": 1, "colour": "red", "ref": "b"})
     assert reply["type"] == "error" and reply["code"] == "bad_field" and reply["ref"] == "b"
+    # So is a table without a token (or a token without a table): alone, either would resume nothing.
+    for half in ({"table": "sFES2VRX"}, {"token": "aYPNHt8nv-v3qS-CKJNWog"}):
+        reply = await bad.request({"type": "hello", "version": 1, **half, "ref": "half"})
+        assert reply["type"] == "error" and reply["code"] == "bad_field" and reply["ref"] == "half", reply
     await bad.hello()
 
 
