@@ -50,6 +50,7 @@ from clients.progress import Progress
 from clients.sdk import Client, ConnectionLost, ServerError
 from protocol.messages import Accepted, Events, Rejected, ServerMsg, Snapshot
 from server.app import raise_open_files, relax_gc
+from server.cli import redis_url
 from server.embedded import EmbeddedValkey
 from server.launch import ServerProcess
 from server.store import Store
@@ -461,6 +462,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--redis-url",
+        type=redis_url,
         default=None,
         help="use this store instead of an embedded Valkey of the command's own (then it is not restarted)",
     )

@@ -42,6 +42,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from clients.progress import Progress
 from engine.registry import get_game
+from server.cli import redis_url
 from server.launch import ServerProcess
 from server.store import key
 
@@ -54,7 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--url", help="a running server (give --redis-url to check its tables, --server-log to grep)")
     where.add_argument("--spawn", action="store_true", help="start a server and a Valkey for the run (the default)")
-    parser.add_argument("--redis-url", help="with --url: the server's store, to compare the tables' stored bytes")
+    parser.add_argument(
+        "--redis-url", type=redis_url, help="with --url: the server's store, to compare the tables' stored bytes"
+    )
     parser.add_argument("--server-log", type=Path, help="with --url: the server's log file, to grep for errors")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long to send frames (default: 30)")
     parser.add_argument("--workers", type=int, default=4, help="connections sending at once (default: 4)")

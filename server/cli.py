@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 
+import redis.connection
 import redis.exceptions
 from websockets.exceptions import WebSocketException
 
@@ -31,6 +32,17 @@ def at_least_one(text: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"not a whole number of 1 or more: {text!r}")
     return number
+
+
+def redis_url(text: str) -> str:
+    """An option's type: a URL redis-py can connect with (``--redis-url``; argparse applies it to a default taken
+    from ``REDIS_URL`` too), so that an ``http://`` or a bare host name is a usage error, not a traceback from the
+    first connection.  The URL is not echoed: it may hold a password."""
+    try:
+        redis.connection.parse_url(text)  # type: ignore[no-untyped-call]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a Redis URL: {exc}") from None
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:

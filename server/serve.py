@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=defaults.port, help="port (default: %(default)s; 0 = any)")
     parser.add_argument(
         "--redis-url",
+        type=cli.redis_url,
         default=env_redis_url(),
         help="Redis or Valkey to keep tables in (default: $REDIS_URL; unset: an embedded Valkey in --data-dir)",
     )

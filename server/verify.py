@@ -31,6 +31,7 @@ from engine.contract import Game, IllegalAction
 from engine.fairness import derive_seed
 from engine.fairness import verify as matches_commitment
 from engine.registry import get_game
+from server import cli
 from server.app import env_redis_url
 from server.store import NO_ACTION, NO_EVENTS, Batch, Missing, Record, Store, TableMeta, encode
 
@@ -140,6 +141,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tables", nargs="+", metavar="TABLE", help="ids of finished tables")
     parser.add_argument(
         "--redis-url",
+        type=cli.redis_url,
         default=env_redis_url(),
         help="the store the server uses (default: REDIS_URL; the embedded store's address is in the server's "
         "'embedded_valkey_started' log line)",

@@ -95,3 +95,33 @@ def test_table_ids_are_never_read_as_options() -> None:
     assert {len(table) for table in ids} == {8, 22}  # 48 and 128 random bits
     parsed = build_parser().parse_args(["verify", *ids[:50]])
     assert parsed.tables == ids[:50]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["serve"], ["verify", "sometable"], ["fuzz", "--url", "ws://127.0.0.1:1"], ["chaos"]],
+    ids=lambda command: command[0],
+)
+@pytest.mark.parametrize("url", ["http://:hunter2@127.0.0.1:6379", "127.0.0.1:6379", "redis://:hunter2@host:port"])
+def test_a_redis_url_that_is_none_is_a_usage_error(
+    command: list[str], url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``hauntd serve --redis-url http://…`` (or a bare ``host:port``) ended in a ``ValueError`` traceback from
+    redis-py, after the server had logged its start; now argparse refuses it, without echoing the password."""
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args([*command, "--redis-url", url])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "argument --redis-url: not a Redis URL" in err, err
+    assert "hunter2" not in err
+
+
+def test_a_redis_url_from_the_environment_is_checked_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``REDIS_URL=localhost:6379 hauntd serve`` failed the same way: the environment's URL is the default."""
+    monkeypatch.setenv("REDIS_URL", "localhost:6379")
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["serve"])
+    assert exit_.value.code == 2 and "not a Redis URL" in capsys.readouterr().err
+    monkeypatch.setenv("REDIS_URL", "redis://localhost:6379/0")
+    assert build_parser().parse_args(["serve"]).redis_url == "redis://localhost:6379/0"
