@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
+from collections.abc import Callable
 
 import redis.connection
 import redis.exceptions
@@ -23,15 +25,31 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def at_least_one(text: str) -> int:
-    """An option's type: a whole number of 1 or more (``serve --workers``, ``loadtest --processes``)."""
-    try:
-        number = int(text)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"not a whole number of 1 or more: {text!r}")
-    return number
+def bounded(
+    kind: type[int] | type[float], least: float, most: float = math.inf, *, above: bool = False
+) -> Callable[[str], float]:
+    """An option's type: a finite number of ``kind`` from ``least`` (or, with ``above``, past it) to ``most``.  A
+    negative ``--rate`` or ``--send-queue`` was taken as given, and ``--send-queue 0`` made the queue unbounded."""
+    what = "whole number" if kind is int else "number"
+    want = (
+        f"above {least:g}" if above else f"of {least:g} or more" if most == math.inf else f"from {least:g} to {most:g}"
+    )
+
+    def parse(text: str) -> float:
+        try:
+            number = kind(text)
+        except ValueError:
+            number = math.nan
+        if not (math.isfinite(number) and (number > least if above else number >= least) and number <= most):
+            raise argparse.ArgumentTypeError(f"not a {what} {want}: {text!r}")
+        return number
+
+    parse.__name__ = what  # argparse names the type in some errors
+    return parse
+
+
+at_least_one = bounded(int, 1)  # ``serve --workers``, ``loadtest --processes``, …
+non_negative = bounded(float, 0)  # seconds, rates where 0 means "none" or "never"
 
 
 def redis_url(text: str) -> str:

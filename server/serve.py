@@ -27,7 +27,9 @@ def _network(text: str) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = Settings()
     parser.add_argument("--host", default=defaults.host, help="address to listen on (default: %(default)s)")
-    parser.add_argument("--port", type=int, default=defaults.port, help="port (default: %(default)s; 0 = any)")
+    parser.add_argument(
+        "--port", type=cli.bounded(int, 0, 65535), default=defaults.port, help="port (default: %(default)s; 0 = any)"
+    )
     parser.add_argument(
         "--redis-url",
         type=cli.redis_url,
@@ -57,20 +59,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-frame-bytes",
-        type=int,
+        type=cli.at_least_one,
         default=defaults.max_frame_bytes,
         help="largest frame accepted (default: %(default)s)",
     )
     parser.add_argument(
         "--rate",
-        type=float,
+        type=cli.bounded(float, 0, above=True),
         default=defaults.messages_per_second,
         help="messages per second per connection (default: %(default)s)",
     )
-    parser.add_argument("--burst", type=int, default=defaults.burst, help="burst of messages (default: %(default)s)")
+    parser.add_argument(
+        "--burst", type=cli.at_least_one, default=defaults.burst, help="burst of messages (default: %(default)s)"
+    )
     parser.add_argument(
         "--max-tables",
-        type=int,
+        type=cli.at_least_one,
         default=defaults.max_tables,
         help="tables one connection may create and follow (default: %(default)s)",
     )
@@ -84,14 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-connections-per-ip",
-        type=int,
+        type=cli.bounded(int, 0),
         default=defaults.max_connections_per_ip,
         help="simultaneous WebSocket connections from one address; past it the handshake gets HTTP 429 "
         "(default: %(default)s; 0 = no cap; loopback is exempt unless --limit-loopback)",
     )
     parser.add_argument(
         "--tables-per-minute",
-        type=float,
+        type=cli.non_negative,
         default=defaults.tables_per_minute,
         help="new tables one client address may create a minute (as many at once, then one every 60/N s); past "
         "it a create is refused rate_limited (default: %(default)s; 0 = no cap; loopback is exempt unless "
@@ -114,20 +118,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--idle-timeout",
-        type=float,
+        type=cli.non_negative,
         default=defaults.idle_timeout,
         help="close a connection that sends no message for this many seconds, with code 4408 "
         "(default: %(default)s; 0 = never)",
     )
     parser.add_argument(
         "--away-grace",
-        type=float,
+        type=cli.non_negative,
         default=defaults.away_grace,
         help="seconds the server waits before deciding for a seat marked away (default: %(default)s)",
     )
     parser.add_argument(
         "--send-queue",
-        type=int,
+        type=cli.at_least_one,
         default=defaults.send_queue,
         help="frames queued for a client before it is dropped as not reading (default: %(default)s)",
     )

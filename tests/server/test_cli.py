@@ -125,3 +125,40 @@ def test_a_redis_url_from_the_environment_is_checked_too(
     assert exit_.value.code == 2 and "not a Redis URL" in capsys.readouterr().err
     monkeypatch.setenv("REDIS_URL", "redis://localhost:6379/0")
     assert build_parser().parse_args(["serve"]).redis_url == "redis://localhost:6379/0"
+
+
+@pytest.mark.parametrize(
+    ("option", "bad"),
+    [
+        ("--port", "-1"),
+        ("--port", "70000"),
+        ("--rate", "0"),
+        ("--rate", "-1"),
+        ("--rate", "nan"),
+        ("--burst", "0"),
+        ("--max-tables", "0"),
+        ("--max-frame-bytes", "-1"),
+        ("--send-queue", "0"),
+        ("--max-connections-per-ip", "-1"),
+        ("--tables-per-minute", "-1"),
+        ("--idle-timeout", "-5"),
+        ("--idle-timeout", "inf"),
+        ("--away-grace", "-1"),
+    ],
+)
+def test_serve_refuses_an_absurd_limit(option: str, bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every one of these was taken as given: the server started, and refused every message (``--rate 0``), cut
+    every frame (``--max-frame-bytes -1``), queued without bound for a client that stops reading
+    (``--send-queue 0``: an unbounded ``asyncio.Queue``) or died at the bind in an ``OverflowError`` traceback
+    (``--port 70000``)."""
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["serve", option, bad])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"argument {option}: not a " in err, err
+
+
+def test_serve_takes_the_limits_at_their_edges() -> None:
+    """0 still means "no cap" or "never" where the help says so, and port 0 "any"."""
+    edges = ["--port", "0", "--max-connections-per-ip", "0", "--tables-per-minute", "0", "--idle-timeout", "0"]
+    args = build_parser().parse_args(["serve", *edges, "--away-grace", "0", "--rate", "0.5", "--send-queue", "1"])
+    assert (args.port, args.max_connections_per_ip, args.idle_timeout, args.rate, args.send_queue) == (0, 0, 0, 0.5, 1)
