@@ -12,6 +12,8 @@ import redis.connection
 import redis.exceptions
 from websockets.exceptions import WebSocketException
 
+from server.embedded import EmbeddedValkeyError
+
 # name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.serve", "run the WebSocket server (embedded Valkey unless --redis-url / REDIS_URL)"),
@@ -82,8 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = sys.argv[1:] if argv is None else argv  # (``serve --workers N`` starts its workers with it)
     try:
         code: int = args._module.run(args)
-    except (OSError, WebSocketException, redis.exceptions.ConnectionError) as exc:
-        # a port already taken, a server or a store out of reach, a bad URL: the user's to fix, so one line
+    except (OSError, WebSocketException, redis.exceptions.ConnectionError, EmbeddedValkeyError) as exc:
+        # a port already taken, a server or a store out of reach, a bad URL, a data dir the embedded Valkey cannot
+        # use: the user's to fix, so one line
         print(f"hauntd {args.command}: {exc}", file=sys.stderr)
         return 1
     return code

