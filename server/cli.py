@@ -87,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, WebSocketException, redis.exceptions.ConnectionError, EmbeddedValkeyError) as exc:
         # a port already taken, a server or a store out of reach, a bad URL, a data dir the embedded Valkey cannot
         # use: the user's to fix, so one line
-        print(f"hauntd {args.command}: {exc}", file=sys.stderr)
+        why = str(exc)
+        if isinstance(exc, redis.exceptions.AuthenticationError):  # Redis's words say nothing of where it goes
+            why = f"the store did not let us in: {why} (its password goes in the URL: redis://:PASSWORD@HOST:PORT/0)"
+        print(f"hauntd {args.command}: {why}", file=sys.stderr)
         return 1
     return code
 

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis.exceptions
 
-from server.cli import build_parser
+from server import verify
+from server.cli import build_parser, main
 from server.launch import ROOT
 from server.service import new_table_id
 
@@ -183,3 +185,19 @@ def test_a_data_dir_that_is_a_file_says_so(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "is not a directory: give --data-dir a directory" in done.stderr.splitlines()[-1]
+
+
+def test_a_store_that_wants_a_password_says_where_it_goes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Against a Redis with ``requirepass``, ``hauntd serve --redis-url redis://host:6379/0`` said only "HELLO must
+    be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used…"."""
+
+    def refused(args: argparse.Namespace) -> int:
+        raise redis.exceptions.AuthenticationError("HELLO must be called with the client already authenticated")
+
+    monkeypatch.setattr(verify, "run", refused)
+    assert main(["verify", "--redis-url", "redis://127.0.0.1:6379/0", "sometable"]) == 1
+    line = capsys.readouterr().err.strip()
+    assert line.startswith("hauntd verify: the store did not let us in: HELLO must be called") and "\n" not in line
+    assert "redis://:PASSWORD@HOST:PORT/0" in line
