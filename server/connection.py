@@ -179,7 +179,14 @@ class Connection:
                     await asyncio.wait_for(asyncio.shield(writer), 2.0)
                 writer.cancel()
             self.app.metrics.connections.dec()
-            self.log.info("connection_closed", frames=frames, seconds=round(time.monotonic() - started, 3))
+            # code: the close code received (1000 or 1001 the client left, or the server stopped; 1006 the
+            # network; 4408 idle; …), none if the server let the socket go before the close handshake ended
+            self.log.info(
+                "connection_closed",
+                frames=frames,
+                seconds=round(time.monotonic() - started, 3),
+                code=self.ws.close_code,
+            )
 
     async def _frame(self, frame: str | bytes) -> bool:
         """Handle one frame; False when the connection must close.  Every frame counts against the rate limit,

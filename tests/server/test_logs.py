@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from websockets.asyncio.client import connect
+
 from server.launch import ROOT
+from tests.server.conftest import ServerFactory
 
 LOG_A_LOT = """
 import structlog
@@ -57,3 +61,27 @@ def test_what_libraries_log_is_json_too() -> None:
     }  # fmt: skip
     assert error["level"] == "error" and error["logger"] == "websockets.server" and error["worker"] == 1
     assert error["exception"].startswith("Traceback") and "ZeroDivisionError" in error["exception"]
+
+
+async def test_a_closed_connection_says_with_which_code(start_server: ServerFactory) -> None:
+    """``connection_closed`` gave frames and seconds only: whether the client left (1000), its network dropped
+    (1006) or the server cut it off (4408 idle, 1001 at its stop) was in no line but ``idle_closed``'s."""
+    server = start_server("--idle-timeout", "0.5")
+    hello = json.dumps({"type": "hello", "version": 1, "client": "{}"})
+    for name in ("leaves", "drops", "idles"):
+        ws = await connect(server.url)
+        await ws.send(hello.replace("{}", name))
+        await ws.recv()
+        if name == "leaves":
+            await ws.close()
+        elif name == "drops":
+            ws.transport.abort()
+        else:
+            await ws.wait_closed()
+    codes: dict[object, object] = {}
+    for _ in range(50):
+        codes = {line["client"]: line["code"] for line in server.log_lines() if line["event"] == "connection_closed"}
+        if len(codes) == 3:
+            break
+        await asyncio.sleep(0.1)
+    assert codes == {"leaves": 1000, "drops": 1006, "idles": 4408}
