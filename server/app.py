@@ -68,6 +68,7 @@ class App:
         pool = redis_wire.pool(settings.redis_url, max_connections=64, timeout=10, retry=Retry(NoBackoff(), 1))
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis)
+        self.store.on_failure = self.metrics.failed
         self.service = TableService(self.store, self.metrics, settings.away_grace)
         self.fanout = Fanout(self.store, self.redis, on_count=self.metrics.tables.set)
         self.autoplay = Autoplay(self.store, self.redis, self.service)

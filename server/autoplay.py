@@ -17,7 +17,7 @@ import structlog
 
 from server.schedule import Schedule
 from server.service import TableService
-from server.store import Missing, Store, log_failure
+from server.store import Missing, Store
 
 log = structlog.get_logger("hauntd.autoplay")
 
@@ -89,7 +89,7 @@ class Autoplay:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log_failure(log, "schedule_poll_failed", exc)
+                self.store.failed(log, "schedule_poll_failed", exc)
             if len(claimed) < self.batch:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.poll):  # (not wait_for: on 3.11 it can swallow a cancel)
@@ -113,4 +113,4 @@ class Autoplay:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the lease runs out and the table is tried again
-            log_failure(log, "deadline_failed", exc, table=table)
+            self.store.failed(log, "deadline_failed", exc, table=table)

@@ -47,7 +47,7 @@ from protocol.messages import (
 from server.guard import TokenBucket
 from server.hub import Hub
 from server.service import seat_of, token_digest
-from server.store import Missing, log_failure
+from server.store import Missing
 
 if TYPE_CHECKING:
     from server.app import App
@@ -221,7 +221,7 @@ class Connection:
         except Missing as exc:  # the table is not stored (never was, or expired: its hub, if any, is ended)
             self._refuse(msg, Code.NOT_FOUND, f"no table {exc}")
         except Exception as exc:
-            log_failure(self.log, "command_failed", exc, type=type(msg).__name__)
+            self.app.store.failed(self.log, "command_failed", exc, type=type(msg).__name__)
             again = " with the same cmd (applied at most once)" if isinstance(msg, Act) else ""
             self._refuse(msg, Code.INTERNAL, f"server fault (the store may be restarting): send it again{again}")
         return True

@@ -39,7 +39,6 @@ from server.store import (
     decode_batch,
     decode_meta,
     decode_notice,
-    log_failure,
 )
 
 log = structlog.get_logger("hauntd.hub")
@@ -487,7 +486,7 @@ class Fanout:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log_failure(log, "pubsub_failed", exc)
+                self.store.failed(log, "pubsub_failed", exc)
                 await asyncio.sleep(0.5)
 
     async def _on_notice(self, hub: Hub, data: bytes) -> None:
@@ -501,7 +500,7 @@ class Fanout:
         except Missing:
             pass  # the table's log is gone (expired): the hub has told its followers (``Hub.lost``)
         except Exception as exc:
-            log_failure(log, "notice_failed", exc, table=hub.table)
+            self.store.failed(log, "notice_failed", exc, table=hub.table)
 
     async def _resync_loop(self) -> None:
         for rounds in itertools.count(1):
@@ -525,4 +524,4 @@ class Fanout:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log_failure(log, "resync_failed", exc)
+            self.store.failed(log, "resync_failed", exc)

@@ -59,6 +59,13 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+        self.failures = Counter(
+            "hauntd_failures",
+            "Failures logged, by log event and kind: store_down (the store unreachable, restarting or loading: "
+            "warnings, clients retry) or error (anything else: an error line with its traceback)",
+            ["event", "kind"],
+            registry=self.registry,
+        )
         shared = os.environ.get(MULTIPROCESS_DIR)
         if shared:
             self.exposed = CollectorRegistry()
@@ -66,6 +73,10 @@ class Metrics:
         else:
             ProcessCollector(registry=self.registry)  # process_resident_memory_bytes and friends
             self.exposed = self.registry
+
+    def failed(self, event: str, store_down: bool) -> None:
+        """Count one failure (``Store.on_failure``)."""
+        self.failures.labels(event, "store_down" if store_down else "error").inc()
 
     def render(self) -> bytes:
         return generate_latest(self.exposed)

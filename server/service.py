@@ -28,7 +28,7 @@ from protocol.messages import Act, Create, Join, TableInfo
 from server.bots import bot_action, check_strategy
 from server.hub import Hub, Live
 from server.metrics import Metrics
-from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode, log_failure
+from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode
 
 log = structlog.get_logger("hauntd.table")
 
@@ -413,7 +413,7 @@ class TableService:
                 try:
                     await hub.advance(committed, batch, live)
                 except Exception as exc:  # committed all the same: the hub's resync delivers it once the store answers
-                    log_failure(log, "fanout_deferred", exc, table=hub.table, seq=seq)
+                    self.store.failed(log, "fanout_deferred", exc, table=hub.table, seq=seq)
             else:
                 await self._caught_up(hub, seq)
             return seq, fresh
@@ -429,7 +429,7 @@ class TableService:
         except Missing:
             pass  # gone since (expired): the hub has told its followers
         except Exception as exc:  # committed all the same: the resync delivers it once the store answers
-            log_failure(log, "fanout_deferred", exc, table=hub.table, seq=seq)
+            self.store.failed(log, "fanout_deferred", exc, table=hub.table, seq=seq)
 
 
 def _seed(meta: TableMeta) -> bytes:

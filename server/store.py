@@ -315,6 +315,13 @@ class Store:
         self._commit = GroupCommit(client, _COMMIT)
         self._create = client.register_script(_CREATE)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
+        self.on_failure: Callable[[str, bool], None] | None = None  # told each failure: its event, store down?
+
+    def failed(self, logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
+        """``log_failure``, and ``on_failure`` told (the server counts them in ``hauntd_failures_total``)."""
+        log_failure(logger, event, exc, **fields)
+        if self.on_failure is not None:
+            self.on_failure(event, isinstance(exc, STORE_DOWN))
 
     async def create(self, table: str, meta: TableMeta, command: str | None = None) -> tuple[str, bool] | None:
         """Store a new table at ``seq`` 0: ``(table, True)``; None when the id is already taken.  A ``command``

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import re
@@ -19,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from clients.sdk import Client, ServerError
 from engine.mansion.actions import Action
 from protocol.errors import Code
+from server.embedded import EmbeddedValkey
 from server.store import key
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.drive import GAME, next_move, stored_state
@@ -235,3 +237,26 @@ def test_every_provokable_code_is_provoked_here() -> None:
     """Each catalogue code but the unprovokable ones is named by an assertion in this module."""
     tests = Path(__file__).read_text().split("async def test_frame_errors")[1]
     assert [code for code in Code if code not in UNPROVOKABLE and f"Code.{code.name}" not in tests] == []
+
+
+async def test_store_failures_are_counted_in_metrics(start_server: ServerFactory, tmp_path: Path) -> None:
+    """With its store down, a server logged ``schedule_poll_failed``, ``pubsub_failed``… warnings and answered
+    ``/healthz`` 503, but ``/metrics`` counted nothing of it unless a client's action was refused ``internal``:
+    a scrape-based alert could not see the store go, nor an error logged with a traceback."""
+    valkey = EmbeddedValkey(tmp_path / "store")
+    valkey.start()
+    try:
+        server = start_server(redis_url=valkey.url)
+        valkey.kill()
+        for _ in range(50):
+            metrics = urllib.request.urlopen(f"{server.http}/metrics", timeout=5).read().decode()
+            down = re.search(
+                r'^hauntd_failures_total\{event="schedule_poll_failed",kind="store_down"\} (\S+)$', metrics, re.M
+            )
+            if down:
+                break
+            await asyncio.sleep(0.1)
+        assert down is not None and float(down.group(1)) >= 1, metrics
+        assert 'kind="error"' not in metrics
+    finally:
+        valkey.stop()
