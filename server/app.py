@@ -19,7 +19,6 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
-from websockets.typing import Origin
 
 from engine.registry import games
 from protocol.messages import PROTOCOL_VERSION, GameInfo, Limits, Welcome
@@ -79,6 +78,7 @@ class App:
             idle=settings.idle_timeout or None,
             tables_per_minute=settings.tables_per_minute,
             trusted_proxies=settings.trusted_proxies,
+            allowed_origins=settings.allowed_origins,
         )
         self._welcome_games = [
             GameInfo(name=g.name, title=g.title, min_seats=g.min_seats, max_seats=g.max_seats) for g in games().values()
@@ -111,11 +111,6 @@ class App:
         finally:
             self.guard.live.discard(conn)
 
-    def _origins(self) -> list[Origin | None] | None:
-        """The allowed browser Origins, and no Origin at all (not a browser); None: any."""
-        allowed = self.settings.allowed_origins
-        return [*(Origin(o) for o in allowed), None] if allowed else None
-
     def _process_request(self) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
         """Plain HTTP first (``server/http.py``), then the guard for a WebSocket handshake."""
         serve_http = http.handler(self, self.settings.web_root)
@@ -137,7 +132,6 @@ class App:
             async with serve(
                 self.handle,
                 process_request=self._process_request(),
-                origins=self._origins(),
                 max_size=4 * self.settings.max_frame_bytes,
                 max_queue=8,
                 compression=None,  # per-socket deflate would undo encoding each update once per audience

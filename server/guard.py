@@ -10,8 +10,9 @@
   the store and the lobby.  Past it a ``create`` is refused ``rate_limited``.
 * The idle cut-off: a connection that sends no message for ``idle`` seconds is closed with code 4408 (``idle``).
   WebSocket pings do not count: they prove the socket is alive, not that anyone uses it.
-
-(The browser ``Origin`` allow-list is websockets' own check, configured in ``server/app.py``: HTTP 403.)
+* The browser ``Origin`` allow-list (``--allowed-origin``): a handshake with another ``Origin`` gets HTTP 403;
+  clients that send none (not browsers) are let in.  Checked here rather than by websockets' ``origins`` so that a
+  refusal is logged and counted: a mistyped allow-list otherwise turned every browser away without a trace.
 """
 
 from __future__ import annotations
@@ -104,8 +105,10 @@ class Guard:
         idle: float | None = None,
         tables_per_minute: float = 0.0,
         trusted_proxies: tuple[str, ...] = (),
+        allowed_origins: tuple[str, ...] = (),
     ) -> None:
         self.metrics = metrics
+        self.origins = frozenset(allowed_origins)  # empty: any
         self.proxies = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
         self.max_per_ip = max_per_ip  # 0: no cap
         self.limit_loopback = limit_loopback
@@ -139,6 +142,12 @@ class Guard:
     def admit(self, ws: ServerConnection) -> Response | None:
         """None to go on with the WebSocket handshake, or the refusal to send instead."""
         host = self.client(ws)
+        if self.origins and ws.request is not None:
+            sent = ws.request.headers.get_all("Origin")
+            if len(sent) > 1 or (sent and sent[0] not in self.origins):
+                self.metrics.refused.labels("origin").inc()
+                log.warning("connection_refused", reason="origin", peer=host, origin=", ".join(sent)[:200])
+                return response(HTTPStatus.FORBIDDEN, b"this page's Origin may not open a WebSocket here\n")
         if host is None or not self.max_per_ip or self._exempt(host):
             return None
         if self.per_ip[host] >= self.max_per_ip:

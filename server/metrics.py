@@ -55,7 +55,8 @@ class Metrics:
         self.dropped = Counter("hauntd_slow_consumers", "Connections dropped for not reading", registry=self.registry)
         self.refused = Counter(
             "hauntd_refused_connections",
-            "Connections refused or closed by the guard: per_ip (over the per-address cap), idle",
+            "Connections refused or closed by the guard: per_ip (over the per-address cap), origin (a browser "
+            "Origin not allowed), idle",
             ["reason"],
             registry=self.registry,
         )

@@ -141,6 +141,12 @@ async def test_browser_origins_outside_the_allow_list_get_403(start_server: Serv
             await connect(server.url, origin=origin)  # type: ignore[arg-type]
         assert caught.value.response.status_code == 403
     assert unhandled(server.log_path) == []  # a refusal is not a server error
+    # logged and counted (websockets' own check refused in silence: a mistyped allow-list left no trace)
+    refused = [line for line in server.log_lines() if line["event"] == "connection_refused"]
+    assert [(line["reason"], line["origin"]) for line in refused] == [
+        ("origin", "https://evil.example"), ("origin", "https://play.example.evil"), ("origin", "null")
+    ]  # fmt: skip
+    assert 'hauntd_refused_connections_total{reason="origin"} 3.0' in get(f"{server.http}/metrics")[1].decode()
 
 
 async def test_connections_per_address_are_capped_with_429(start_server: ServerFactory) -> None:
