@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
+import urllib.parse
 from pathlib import Path
 
 import structlog
@@ -21,6 +22,28 @@ def _network(text: str) -> str:
         ipaddress.ip_network(text, strict=False)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an address or a network: {text!r}") from None
+    return text
+
+
+def _origin(text: str) -> str:
+    """An ``--allowed-origin``: what a browser sends, ``scheme://host[:port]`` (or ``null``), compared as text.  A
+    trailing slash, a path or a default port (which browsers leave out) would match no browser at all."""
+    if text == "null":
+        return text
+    try:
+        url = urllib.parse.urlsplit(text)
+        port = url.port
+    except ValueError:
+        url, port = urllib.parse.urlsplit(""), None
+    default = {"http": 80, "https": 443}.get(url.scheme)
+    if not url.scheme or not url.hostname or url.path or url.query or url.fragment or url.username is not None:
+        raise argparse.ArgumentTypeError(
+            f"not an Origin (scheme://host[:port], no path, no slash at the end): {text!r}"
+        )
+    if port is not None and port == default:
+        raise argparse.ArgumentTypeError(f"browsers leave the default port out of an Origin: {text!r}")
+    if text != text.lower():
+        raise argparse.ArgumentTypeError(f"browsers send an Origin in lower case: {text!r}")
     return text
 
 
@@ -80,10 +103,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--allowed-origin",
+        type=_origin,
         action="append",
         default=[],
         metavar="ORIGIN",
-        help="a browser Origin allowed to open a WebSocket (repeatable; e.g. https://play.example.org); once any "
+        help="a browser Origin allowed to open a WebSocket, as browsers send it: scheme://host[:port], no slash "
+        "at the end (repeatable; e.g. https://play.example.org); once any "
         "is given, a handshake with another Origin is refused with HTTP 403 (clients sending none are let in)",
     )
     parser.add_argument(

@@ -201,3 +201,21 @@ def test_a_store_that_wants_a_password_says_where_it_goes(
     line = capsys.readouterr().err.strip()
     assert line.startswith("hauntd verify: the store did not let us in: HELLO must be called") and "\n" not in line
     assert "redis://:PASSWORD@HOST:PORT/0" in line
+
+
+@pytest.mark.parametrize(
+    "origin",
+    ["https://play.example.org/", "play.example.org", "https://play.example.org:443", "https://Play.example.org"],
+)
+def test_an_allowed_origin_no_browser_sends_is_a_usage_error(origin: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--allowed-origin https://play.example.org/`` (a slash at the end, as copied from the address bar) was taken,
+    and every browser got HTTP 403: they send ``https://play.example.org``, compared as text."""
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["serve", "--allowed-origin", origin])
+    assert exit_.value.code == 2 and "argument --allowed-origin: " in capsys.readouterr().err
+
+
+def test_allowed_origins_as_browsers_send_them_are_taken() -> None:
+    given = ["https://play.example.org", "http://localhost:3000", "http://[::1]:8080", "null"]
+    args = build_parser().parse_args(["serve", *(f"--allowed-origin={origin}" for origin in given)])
+    assert args.allowed_origin == given
