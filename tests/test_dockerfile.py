@@ -49,3 +49,15 @@ def test_runs_as_a_non_root_user_from_a_slim_multi_stage_build() -> None:
     assert len(stages) >= 2 and all("slim" in stage for stage in stages)
     user = shlex.split(instruction("USER"))[0]
     assert user not in {"root", "0"}
+
+
+def test_the_readme_tells_a_bind_mount_the_image_users_uid_and_to_keep_the_port() -> None:
+    """The README showed a named volume only: a host directory mounted on /data (owned by root) left the embedded
+    Valkey unable to write; and a command of one's own with another ``--port`` made the health check fail."""
+    uid = re.search(r"useradd .*--uid (\d+)", DOCKERFILE)
+    assert uid is not None
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"must be writable by the image's user, uid {uid.group(1)}" in readme
+    assert (
+        f"the health check asks port {Settings.port}, so a command of your own keeps `--port {Settings.port}`" in readme
+    )
