@@ -70,7 +70,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     # set by the supervisor of --workers N (not named --worker: `--worker 2`, short for --workers, would mean it)
     parser.add_argument("--as-worker", dest="worker", type=Worker.parse, help=argparse.SUPPRESS)
-    parser.add_argument("--data-dir", type=Path, default=Path("data"), help="embedded Valkey's data (default: data)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("data"),
+        help="embedded Valkey's data, created if missing (default: data, in the working directory)",
+    )
     parser.add_argument(
         "--log-format",
         choices=["json", "console", "auto"],

@@ -138,7 +138,12 @@ async def verify_table(store: Store, table: str) -> Verdict:
 
 # -- the command -------------------------------------------------------------------------------------------
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tables", nargs="+", metavar="TABLE", help="ids of finished tables")
+    parser.add_argument(
+        "tables",
+        nargs="+",
+        metavar="TABLE",
+        help="ids of finished tables (the table of a server's table_over log line)",
+    )
     parser.add_argument(
         "--redis-url",
         type=cli.redis_url,

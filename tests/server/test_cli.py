@@ -219,3 +219,10 @@ def test_allowed_origins_as_browsers_send_them_are_taken() -> None:
     given = ["https://play.example.org", "http://localhost:3000", "http://[::1]:8080", "null"]
     args = build_parser().parse_args(["serve", *(f"--allowed-origin={origin}" for origin in given)])
     assert args.allowed_origin == given
+
+
+def test_verify_help_says_where_an_operator_finds_table_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    """``hauntd verify --help`` asked for "ids of finished tables" without a word of where to find them."""
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["verify", "--help"])
+    assert "table_over" in " ".join(capsys.readouterr().out.split())
