@@ -9,6 +9,7 @@ import os
 import resource
 import secrets
 import signal
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,7 +142,14 @@ class App:
                 **where,
             ) as server:
                 ports = [s.getsockname()[1] for s in server.sockets]
-                log.info("listening", host=self.settings.host, ports=ports, server=self.server_id, games=list(games()))
+                log.info(
+                    "listening",
+                    host=self.settings.host,
+                    ports=ports,
+                    server=self.server_id,
+                    games=list(games()),
+                    store=redacted(self.settings.redis_url),
+                )
                 if worker:
                     worker.ready()
                 await stop
@@ -200,3 +208,16 @@ def run_forever(settings: Settings) -> None:
 
 def env_redis_url() -> str | None:
     return os.environ.get("REDIS_URL") or None
+
+
+def redacted(url: str) -> str:
+    """A store's URL fit for a log line: its password (``:PASSWORD@`` or ``?password=``), if any, as ``***``."""
+    head, mark, query = url.partition("?")
+    netloc = urllib.parse.urlsplit(head).netloc
+    user, at, host = netloc.rpartition("@")
+    if at and ":" in user:
+        head = head.replace(netloc, f"{user.partition(':')[0]}:***@{host}", 1)
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    if any(name == "password" for name, _ in pairs):
+        query = urllib.parse.urlencode([(n, "***" if n == "password" else v) for n, v in pairs], safe="*")
+    return head + mark + query

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from server.app import redacted
 from server.launch import ROOT
 from tests.server.conftest import ServerFactory
 
@@ -85,3 +86,18 @@ async def test_a_closed_connection_says_with_which_code(start_server: ServerFact
             break
         await asyncio.sleep(0.1)
     assert codes == {"leaves": 1000, "drops": 1006, "idles": 4408}
+
+
+def test_the_listening_line_names_the_store(start_server: ServerFactory, store_url: str) -> None:
+    """With ``REDIS_URL`` in the environment (or a ``--redis-url`` in a unit file) no log line said which store the
+    server had taken: the embedded Valkey logs its start, an external store nothing."""
+    server = start_server()
+    (listening,) = [line for line in server.log_lines() if line["event"] == "listening"]
+    assert listening["store"] == store_url
+
+
+def test_a_store_url_is_logged_without_its_password() -> None:
+    assert redacted("redis://:s3cret@10.0.0.5:6379/0") == "redis://:***@10.0.0.5:6379/0"
+    assert redacted("rediss://hauntd:p%40ss@db.internal/2") == "rediss://hauntd:***@db.internal/2"
+    assert redacted("unix:///run/redis.sock?password=s3cret&db=1") == "unix:///run/redis.sock?password=***&db=1"
+    assert redacted("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
