@@ -182,8 +182,10 @@ def run(args: argparse.Namespace) -> int:
         log.info("embedded_valkey_started", data_dir=str(embedded.data_dir), port=embedded.port)
     try:
         if args.workers > 1:
-            worker = [sys.executable, "-m", "server.cli", *args.argv, "--workers", "1", "--redis-url", url]
-            return supervise(worker, args.workers, args.host, args.port)
+            worker = [sys.executable, "-m", "server.cli", *args.argv, "--workers", "1"]
+            # the store's URL in the workers' environment, not on their command lines, which ``ps`` shows to every
+            # user of the machine: it may hold the password given in REDIS_URL
+            return supervise(worker, args.workers, args.host, args.port, env={"REDIS_URL": url})
         run_forever(_settings(args, url))
     finally:
         if embedded is not None:

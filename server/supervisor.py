@@ -87,11 +87,13 @@ class Slot:
 
 
 class Supervisor:
-    def __init__(self, command: list[str], workers: int, sock: socket.socket, metrics_dir: str) -> None:
+    def __init__(
+        self, command: list[str], workers: int, sock: socket.socket, metrics_dir: str, env: dict[str, str]
+    ) -> None:
         self.command = command  # a worker's command line, but for its ``--as-worker`` option
         self.sock = sock
         self.metrics_dir = metrics_dir
-        self.env = {**os.environ, MULTIPROCESS_DIR: metrics_dir}
+        self.env = {**os.environ, **env, MULTIPROCESS_DIR: metrics_dir}
         self.slots = [Slot(i) for i in range(workers)]
         self.stopping = False
 
@@ -226,7 +228,8 @@ def metrics_directory() -> Iterator[str]:
         yield path
 
 
-def supervise(command: list[str], workers: int, host: str, port: int) -> int:
-    """Run ``workers`` copies of ``command`` on one socket bound to ``host``:``port``; the exit status."""
+def supervise(command: list[str], workers: int, host: str, port: int, env: dict[str, str] | None = None) -> int:
+    """Run ``workers`` copies of ``command`` (with ``env`` added to their environment) on one socket bound to
+    ``host``:``port``; the exit status."""
     with listen(host, port) as sock, metrics_directory() as metrics_dir:
-        return Supervisor(command, workers, sock, metrics_dir).run()
+        return Supervisor(command, workers, sock, metrics_dir, env or {}).run()

@@ -271,3 +271,21 @@ def test_workers_must_be_a_whole_number_of_one_or_more(count: str, capsys: pytes
         build_parser().parse_args(["serve", "--workers", count])
     assert exit_.value.code == 2
     assert f"argument --workers: not a whole number of 1 or more: '{count}'" in capsys.readouterr().err
+
+
+def test_the_store_url_is_on_no_workers_command_line(tmp_path: Path, valkey_url: str) -> None:
+    """The supervisor started each worker with ``--redis-url URL``: a password given in ``REDIS_URL`` (kept out of
+    the command line for that very reason) was then on every worker's, which ``ps`` shows to every user."""
+    url = valkey_url.replace("redis://", "redis://:s3cret@")
+    args = ["--workers", "2", "--port", "0", "--log-format", "json"]
+    server = ServerProcess(args, tmp_path / "server.log", env={"REDIS_URL": url})
+    server.start()
+    try:
+        pids = [int(str(line["pid"])) for line in events(server, "worker_started")]
+        command_lines = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in pids]
+        assert len(command_lines) == 2 and not [line for line in command_lines if b"s3cret" in line]
+        assert {line.get("store") for line in events(server, "listening") if "worker" in line} == {
+            url.replace("s3cret", "***")
+        }
+    finally:
+        server.kill(signal.SIGTERM)
