@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from clients.bots.base import Decision, Strategy
+from clients.bots.base import Decision, Strategy, decide
 from engine.contract import Result
 from engine.registry import get_game
 from engine.rng import seed_from_int
@@ -29,6 +29,6 @@ def play_match(game_name: str, players: list[Strategy], seed: int, options: dict
             prompt=to_builtins(prompts[seat]),
             legal=to_builtins(game.legal_actions(state, seat)),
         )
-        choice = players[seat].choose(decision, rng)
+        choice = decide(players[seat], decision, rng)
         game.apply(state, seat, game.action_from_builtins(choice))
     return result

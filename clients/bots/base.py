@@ -46,6 +46,22 @@ class Strategy(Protocol):
         ...
 
 
+class IllegalChoice(ValueError):
+    """A strategy's ``choose`` returned something that is none of ``decision.legal``."""
+
+
+def decide(strategy: Strategy, decision: Decision, rng: random.Random) -> dict[str, Any]:
+    """``strategy.choose(decision, rng)``, checked: ``IllegalChoice`` when it is none of ``decision.legal``, as it
+    is (the server would refuse it, and the game would wait for that seat for ever)."""
+    action = strategy.choose(decision, rng)
+    if action not in decision.legal:
+        raise IllegalChoice(
+            f"{type(strategy).__name__}.choose returned {action!r} to seat {decision.seat}'s "
+            f"{decision.prompt.get('kind')!r} prompt: not one of decision.legal (return one of them, unchanged)"
+        )
+    return action
+
+
 class RandomStrategy:
     """Uniform over the legal actions: the baseline every other strategy must beat."""
 

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from clients.bots.base import Decision, Strategy, load_strategy, strategy_option
+from clients.bots.base import Decision, IllegalChoice, Strategy, decide, load_strategy, strategy_option
 from clients.sdk import Client, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Error, Events, GameOver, Rejected, ServerMsg, Snapshot
@@ -115,7 +115,7 @@ class SeatBot:
         decision = Decision.of(self.seat, msg)
         if decision is None:
             return
-        action = self.strategy.choose(decision, self.rng)
+        action = decide(self.strategy, decision, self.rng)
         while True:
             sent = time.perf_counter()
             self.sending(msg.seq, sent)
@@ -215,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
             )
         )
-    except ServerError as exc:
+    except (ServerError, IllegalChoice) as exc:
         print(f"hauntd bot: {exc}", file=sys.stderr)
         return 1
     except KeyError as exc:

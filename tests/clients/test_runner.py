@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
+from clients.bots.base import IllegalChoice
 from clients.bots.runner import run_bot
 from clients.sdk import Client
 from server.launch import ROOT
@@ -18,6 +19,8 @@ from tests.server.conftest import ServerProcess
 
 HAUNTD = [sys.executable, "-m", "server.cli"]
 
+
+FLIES = "tests.clients.bots.test_base:Flies"  # returns {"type": "fly"}
 
 PLAYS = [("mansion", "greedy"), ("ghost-at-home", "greedy"), ("spook", "greedy")]
 
@@ -77,3 +80,12 @@ async def test_a_bot_slowed_down_by_the_rate_limit_plays_on(start_server: Callab
     )
     assert summary["rejected"].get("rate_limited", 0) > 0  # it did meet the limit
     assert len(summary["scores"]) == 2 and summary["actions"] > 10
+
+
+async def test_a_bot_whose_strategy_chooses_an_illegal_action_stops_and_says_so(server: ServerProcess) -> None:
+    """The server refused the action (``bad_field``), no newer update came, and the bot waited for one for ever."""
+    async with Client(server.url) as owner:
+        table = await owner.create("mansion", 2, bots=1, bot_strategy="random")
+    mine = run_bot(server.url, table, seat=None, name="me", strategy_name=FLIES, game="auto", seed=1)
+    with pytest.raises(IllegalChoice, match=r"not one of decision\.legal"):
+        await asyncio.wait_for(mine, 30)

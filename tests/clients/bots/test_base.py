@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from clients.bots.base import Decision, catalog, load_strategy, strategy_option
+from clients.bots.base import Decision, IllegalChoice, catalog, load_strategy, strategy_option
 from engine.registry import games
 from protocol.messages import Events, PromptInfo, Snapshot
 from server.bench import bench_bots
@@ -24,6 +24,16 @@ class FirstLegal:
 
 
 ME = f"{__name__}:FirstLegal"
+
+
+class Flies:
+    """A strategy that returns an action of its own making, none of the legal ones."""
+
+    def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
+        return {"type": "fly"}
+
+
+FLIES = f"{__name__}:Flies"
 
 
 def test_a_decision_is_built_from_the_update_that_asks_it() -> None:
@@ -67,3 +77,20 @@ def test_a_bad_strategy_option_says_what_to_give(text: str, says: str) -> None:
 def test_the_catalog_is_what_the_server_serves(game: str) -> None:
     """A strategy in ``hauntd bench bots`` has no server to fetch ``/games/NAME.json`` from."""
     assert catalog(game) == msgspec.json.decode(catalogs()[f"/games/{game}.json"].body)
+
+
+@pytest.mark.parametrize("game", sorted(games()))
+def test_a_choice_none_of_the_legal_actions_is_named_in_the_bench(game: str) -> None:
+    """``hauntd bench bots`` met such a choice with a msgspec traceback from inside the engine: it says now which
+    strategy chose what, to which prompt, and what to return instead."""
+    with pytest.raises(IllegalChoice, match=r"^Flies\.choose returned \{'type': 'fly'\} to seat 0's '\w+' prompt: "):
+        bench_bots(game, 2, 1, FLIES, 1)
+
+
+def test_the_bench_command_reports_an_illegal_choice_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from server.bench import run
+
+    args = argparse.Namespace(kind="bots", game="mansion", seats=2, games=1, strategy=FLIES, seed=1)
+    assert run(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("hauntd bench bots: Flies.choose returned") and "not one of decision.legal" in err
