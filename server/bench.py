@@ -69,11 +69,12 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(bench_latency(args.url, args.actions, args.seats, args.seed)))
         return 0
     if args.kind == "bots":
+        from clients.bots.arena import MatchStalled
         from clients.bots.base import IllegalChoice
 
         try:
             print(json.dumps(bench_bots(args.game, args.seats, args.games, args.strategy, args.seed)))
-        except IllegalChoice as exc:
+        except (IllegalChoice, MatchStalled) as exc:
             print(f"hauntd bench bots: {exc}", file=sys.stderr)
             return 1
         return 0

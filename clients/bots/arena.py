@@ -13,13 +13,30 @@ from engine.contract import Result
 from engine.registry import get_game
 from engine.rng import seed_from_int
 
+# Far more actions than any game takes (random play: some 100 to 400 a game): a game still going is one the
+# strategies keep from ending, e.g. by starting a hunt they then let go, over and over.
+MAX_ACTIONS = 100_000
 
-def play_match(game_name: str, players: list[Strategy], seed: int, options: dict[str, Any] | None = None) -> Result:
-    """One game with ``players[i]`` at seat ``i``; returns the engine's result."""
+
+class MatchStalled(RuntimeError):
+    """A game went on past ``max_actions``: a strategy keeps it from ending."""
+
+
+def play_match(
+    game_name: str,
+    players: list[Strategy],
+    seed: int,
+    options: dict[str, Any] | None = None,
+    *,
+    max_actions: int = MAX_ACTIONS,
+) -> Result:
+    """One game with ``players[i]`` at seat ``i``; returns the engine's result, or raises ``MatchStalled`` after
+    ``max_actions`` actions (naming the last decisions) instead of playing for ever."""
     game = get_game(game_name)
     state = game.setup(len(players), seed_from_int(seed), game.decode_options(options or {}), f"arena-{seed}")
     rng = random.Random(seed)
     to_builtins = msgspec.to_builtins
+    actions = 0
     while (result := game.result(state)) is None:
         prompts = game.prompts(state)
         seat = min(prompts)
@@ -31,4 +48,10 @@ def play_match(game_name: str, players: list[Strategy], seed: int, options: dict
         )
         choice = decide(players[seat], decision, rng)
         game.apply(state, seat, game.action_from_builtins(choice))
+        actions += 1
+        if actions >= max_actions and game.result(state) is None:
+            raise MatchStalled(
+                f"{game_name} game of seed {seed} not over after {actions} actions: a strategy keeps it from ending "
+                f"(the last: {type(players[seat]).__name__} at seat {seat} chose {choice!r} to {decision.prompt!r})"
+            )
     return result

@@ -94,3 +94,22 @@ def test_the_bench_command_reports_an_illegal_choice_in_one_line(capsys: pytest.
     assert run(args) == 1
     err = capsys.readouterr().err
     assert err.startswith("hauntd bench bots: Flies.choose returned") and "not one of decision.legal" in err
+
+
+class HuntsAndLetsGo:
+    """Spook: starts every hunt it may and offers nothing to it, so the hunt is let go and may start again."""
+
+    def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
+        for kind in ("hunt", "done"):
+            for action in decision.legal:
+                if action["type"] == kind:
+                    return action
+        return decision.legal[0]
+
+
+def test_a_game_the_strategies_keep_from_ending_stops_the_bench() -> None:
+    """Such a game made ``hauntd bench bots`` run for ever, printing nothing."""
+    from clients.bots.arena import MatchStalled, play_match
+
+    with pytest.raises(MatchStalled, match=r"^spook game of seed 1 not over after 500 actions: .*HuntsAndLetsGo"):
+        play_match("spook", [HuntsAndLetsGo(), HuntsAndLetsGo()], 1, max_actions=500)
