@@ -166,7 +166,11 @@ async def run_bot(
         if game not in ("auto", first.game):
             await client.leave(table)
             raise ServerError("bad_option", f"table {table} plays {first.game}, not {game}")
-        strategy = load_strategy(first.game, strategy_name)
+        try:
+            strategy = load_strategy(first.game, strategy_name)
+        except KeyError:  # a built-in name of another game only
+            await client.leave(table)
+            raise ServerError("bad_option", f"no {first.game} strategy {strategy_name!r}") from None
         bot = SeatBot(client, table, held.seat, strategy, random.Random(seed), start=True)
         over = await bot.handle(first) or await bot.play()
         return {
@@ -217,9 +221,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except (ServerError, IllegalChoice) as exc:
         print(f"hauntd bot: {exc}", file=sys.stderr)
-        return 1
-    except KeyError as exc:
-        print(f"hauntd bot: no strategy {exc} for this game", file=sys.stderr)
         return 1
     print(json.dumps(summary))
     return 0

@@ -5,19 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import subprocess
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from clients.bots.base import IllegalChoice
+from clients.bots.base import Decision, IllegalChoice
 from clients.bots.runner import run_bot
 from clients.sdk import Client
 from server.launch import ROOT
 from tests.server.conftest import ServerProcess
 
 HAUNTD = [sys.executable, "-m", "server.cli"]
+
+
+class LooksUpAMissingKey:
+    """A strategy with a bug of its own: it reads a view field the game does not have."""
+
+    def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
+        return decision.legal[len(decision.view["collections"]) % len(decision.legal)]
 
 
 FLIES = "tests.clients.bots.test_base:Flies"  # returns {"type": "fly"}
@@ -89,3 +98,15 @@ async def test_a_bot_whose_strategy_chooses_an_illegal_action_stops_and_says_so(
     mine = run_bot(server.url, table, seat=None, name="me", strategy_name=FLIES, game="auto", seed=1)
     with pytest.raises(IllegalChoice, match=r"not one of decision\.legal"):
         await asyncio.wait_for(mine, 30)
+
+
+async def test_a_strategy_s_own_key_error_is_not_reported_as_an_unknown_strategy(server: ServerProcess) -> None:
+    """``hauntd bot`` said "no strategy 'collections' for this game" for a KeyError raised by the strategy's own
+    code (here a Call of the Spirits strategy seated at a Spook table): the traceback that names the bug is due."""
+    async with Client(server.url) as owner:
+        table = await owner.create("spook", 2, bots=1, bot_strategy="random")
+    strategy = f"{__name__}:LooksUpAMissingKey"
+    command = [*HAUNTD, "bot", "--url", server.url, "--table", table, "--strategy", strategy, "--name", "me"]
+    done = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1 and "no strategy" not in done.stderr
+    assert done.stderr.rstrip().endswith("KeyError: 'collections'") and "in choose" in done.stderr
