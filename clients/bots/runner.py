@@ -190,7 +190,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server address (default: %(default)s)")
     parser.add_argument("--table", required=True, help="the table to join")
     parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free one)")
-    parser.add_argument("--name", default=None, help="display name (default: the strategy's name)")
+    parser.add_argument(
+        "--name", default=None, help="display name (default: the strategy's name, or its class's, and -bot)"
+    )
     parser.add_argument(
         "--strategy",
         default="random",
@@ -206,6 +208,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the strategy's choices (default: random)")
 
 
+def default_name(strategy: str) -> str:
+    """A bot's display name when none is given: ``greedy-bot``, ``MyBot-bot`` for ``mybots.mansion:MyBot``, cut to
+    the protocol's 32 characters (the whole ``module:Class`` was often longer, and the join refused)."""
+    return f"{strategy.rpartition(':')[2]}-bot"[:32]
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         summary = asyncio.run(
@@ -213,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
                 args.url,
                 args.table,
                 seat=args.seat,
-                name=args.name or f"{args.strategy}-bot",
+                name=args.name or default_name(args.strategy),
                 strategy_name=args.strategy,
                 game=args.game,
                 seed=args.seed,
