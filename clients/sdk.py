@@ -104,6 +104,14 @@ class ConnectionLost(ConnectionError):
     """The connection dropped before the reply came (and the request is not safe to repeat)."""
 
 
+class NotSeated(KeyError):
+    """``act``, ``start`` or ``leave`` for a table where this client holds no seat (``seats``): join or resume it
+    first.  (A ``KeyError``, as the bare lookup it replaces was.)"""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 @dataclass
 class Seat:
     """A seat held: its token (the proof it is ours) and the nonce sent for it (checked at the end, M30)."""
@@ -416,7 +424,7 @@ class Client:
         return held
 
     async def leave(self, table: str) -> int:
-        reply: Left = await self._expect(Leave(table=table, token=self.seats[table].token), Left)
+        reply: Left = await self._expect(Leave(table=table, token=self._token(table)), Left)
         del self.seats[table]
         return reply.seq
 
@@ -433,7 +441,7 @@ class Client:
         return snapshot
 
     async def start(self, table: str) -> int:
-        msg = Start(table=table, token=self.seats[table].token, cmd=f"{self._cmd_prefix}-{next(self._cmds)}")
+        msg = Start(table=table, token=self._token(table), cmd=f"{self._cmd_prefix}-{next(self._cmds)}")
         reply: Started = await self._expect(msg, Started)
         return reply.seq
 
@@ -455,7 +463,7 @@ class Client:
         the action as ``stale`` unless the table is still at that seq."""
         msg = Act(
             table=table,
-            token=self.seats[table].token,
+            token=self._token(table),
             cmd=cmd or f"{self._cmd_prefix}-{next(self._cmds)}",
             action=to_builtins(action),
             seq=seq,
@@ -466,6 +474,14 @@ class Client:
         if not isinstance(reply, (Accepted, Rejected)):
             raise ServerError("internal", f"expected accepted or rejected, got {type(reply).__name__}")
         return reply
+
+    def _token(self, table: str) -> str:
+        """The token of the seat held at ``table``; ``NotSeated`` when there is none."""
+        held = self.seats.get(table)
+        if held is None:
+            watched = " (it is only watched)" if table in self.watching else ""
+            raise NotSeated(f"this client holds no seat at table {table}{watched}: join it, or resume it, first")
+        return held.token
 
     def drop(self) -> bool:
         """Cut the connection as a network failure would (no close handshake): the client reconnects and

@@ -17,7 +17,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
 from clients import sdk
-from clients.sdk import Client, ConnectionLost, Seat
+from clients.sdk import Client, ConnectionLost, NotSeated, Seat
 from protocol import codec
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -119,6 +119,17 @@ async def test_a_refusal_for_good_is_not_sent_again() -> None:
     client._request = request  # type: ignore[method-assign]
     outcome = await client.act("T", {"type": "end_turn"}, cmd="c1", seq=6)
     assert isinstance(outcome, Rejected) and outcome.code == "stale" and len(sent) == 1
+
+
+async def test_a_command_for_a_seat_not_held_says_so() -> None:
+    """``act``, ``start`` and ``leave`` at a table only watched (or never joined) raised a bare ``KeyError('T')``."""
+    client = Client("ws://unused")
+    client.watching.add("T")
+    for command in (client.act("T", {"type": "end_turn"}), client.start("T"), client.leave("U")):
+        with pytest.raises(
+            NotSeated, match=r"^this client holds no seat at table [TU]\b.*join it, or resume it, first"
+        ):
+            await command
 
 
 def test_updates_of_a_forgotten_table_are_neither_delivered_nor_taken_for_a_gap() -> None:
