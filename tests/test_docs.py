@@ -27,3 +27,19 @@ def test_the_readme_names_every_metric_served_and_no_other() -> None:
     }
     named = set(re.findall(r"`(hauntd_\w+)(?:\{[\w,]+\})?`", (ROOT / "README.md").read_text()))
     assert served and named == served
+
+
+@pytest.mark.parametrize("game", ["mansion", "spook", "ghost-at-home"])
+def test_each_game_s_view_fields_are_all_listed_in_the_protocol(game: str) -> None:
+    """A bot reads the view by its field names: mansion's list left out ``commitment``."""
+    import msgspec
+
+    from engine.registry import get_game
+    from engine.rng import seed_from_int
+
+    section = (ROOT / "protocol/PROTOCOL.md").read_text().split(f"\n### {game} — ", 1)[1].split("\n### ", 1)[0]
+    listed = set(re.findall(r"`(\w+)`", section.split("\nView: ", 1)[1].split("\n\n", 1)[0]))
+    engine = get_game(game)
+    state = engine.setup(2, seed_from_int(1), engine.default_options(), "docs")
+    fields = set(msgspec.to_builtins(engine.view(state, 0)))
+    assert sorted(fields - listed) == []
