@@ -42,6 +42,11 @@ class IllegalAction(Exception):
         self.detail = detail
 
 
+class ActionStruct(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What every game's actions derive from (each with its ``tag``): a value, and one with a field the game does
+    not know is refused (``bad_field``) rather than taken without it, as every protocol message with one is."""
+
+
 class Prompt(msgspec.Struct, frozen=True):
     """A decision one seat owes now: ``kind`` is game-defined (``turn``, ``duel_bid``, ``cat_defence`` …)."""
 

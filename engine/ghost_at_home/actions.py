@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-import msgspec
+from engine.contract import ActionStruct
 
 Side = Literal["left", "right"]
 
 
-class PlayRoom(msgspec.Struct, tag="play_room"):
+class PlayRoom(ActionStruct, frozen=True, tag="play_room"):
     """G4 (and a G8 room joker): put ``card`` on the empty ``side`` space of ``floor``."""
 
     card: int
@@ -23,37 +23,37 @@ class PlayRoom(msgspec.Struct, tag="play_room"):
     side: Side
 
 
-class StopBuilding(msgspec.Struct, tag="stop_building"):
+class StopBuilding(ActionStruct, frozen=True, tag="stop_building"):
     """G4: place no more room cards this turn."""
 
 
-class PlayGhost(msgspec.Struct, tag="play_ghost"):
+class PlayGhost(ActionStruct, frozen=True, tag="play_ghost"):
     """G5: play ghost ``card`` on ``target``'s highest floor holding a room card."""
 
     card: int
     target: int
 
 
-class PlayCat(msgspec.Struct, tag="play_cat"):
+class PlayCat(ActionStruct, frozen=True, tag="play_cat"):
     """G6: put cat ``card`` on your explored ``floor``."""
 
     card: int
     floor: int
 
 
-class LightCard(msgspec.Struct, tag="light_card"):
+class LightCard(ActionStruct, frozen=True, tag="light_card"):
     """G7, one step: choose ``card`` (from your hand) among the 2–3 cards to discard."""
 
     card: int
 
 
-class LightFloor(msgspec.Struct, tag="light_floor"):
+class LightFloor(ActionStruct, frozen=True, tag="light_floor"):
     """G7, last step: discard the chosen cards and light ``floor``."""
 
     floor: int
 
 
-class SpaceTimeHole(msgspec.Struct, tag="space_time_hole"):
+class SpaceTimeHole(ActionStruct, frozen=True, tag="space_time_hole"):
     """G8: move the ghost on ``source``'s ``source_floor`` to ``target``'s highest floor holding a room card."""
 
     source: int
@@ -61,13 +61,13 @@ class SpaceTimeHole(msgspec.Struct, tag="space_time_hole"):
     target: int
 
 
-class LightBulb(msgspec.Struct, tag="light_bulb"):
+class LightBulb(ActionStruct, frozen=True, tag="light_bulb"):
     """G8: light your ``floor`` as in G7, discarding only the light-bulb card."""
 
     floor: int
 
 
-class CatFood(msgspec.Struct, tag="cat_food"):
+class CatFood(ActionStruct, frozen=True, tag="cat_food"):
     """G8: move the cat on ``source``'s ``source_floor`` to your ``floor`` (G6 applies)."""
 
     source: int
@@ -75,43 +75,43 @@ class CatFood(msgspec.Struct, tag="cat_food"):
     floor: int
 
 
-class Elevator(msgspec.Struct, tag="elevator"):
+class Elevator(ActionStruct, frozen=True, tag="elevator"):
     """G8: move your cat from ``source_floor`` to your ``floor`` (G6 applies)."""
 
     source_floor: int
     floor: int
 
 
-class Lightning(msgspec.Struct, tag="lightning"):
+class Lightning(ActionStruct, frozen=True, tag="lightning"):
     """G8: turn off the light of ``target``'s highest floor holding a room card."""
 
     target: int
 
 
-class Discard(msgspec.Struct, tag="discard"):
+class Discard(ActionStruct, frozen=True, tag="discard"):
     """G9, one step: discard ``card`` face down; ``last`` ends the choice and draws as many as discarded."""
 
     card: int
     last: bool = True
 
 
-class Pass(msgspec.Struct, tag="pass"):
+class Pass(ActionStruct, frozen=True, tag="pass"):
     """An empty hand plays nothing: the turn goes straight to G10."""
 
 
-class Defend(msgspec.Struct, tag="defend"):
+class Defend(ActionStruct, frozen=True, tag="defend"):
     """G5/G11, out of turn: discard cat ``card`` from your hand to cancel the ghost played on you."""
 
     card: int
 
 
-class StopEscape(msgspec.Struct, tag="stop_escape"):
+class StopEscape(ActionStruct, frozen=True, tag="stop_escape"):
     """G11, out of turn: play ghost ``card`` on the escaping seat's floor 3."""
 
     card: int
 
 
-class Decline(msgspec.Struct, tag="decline"):
+class Decline(ActionStruct, frozen=True, tag="decline"):
     """Decline a ``cat_defence`` or ``stop_escape`` prompt."""
 
 

@@ -7,59 +7,58 @@ from __future__ import annotations
 
 from typing import Final
 
-import msgspec
-
+from engine.contract import ActionStruct
 from engine.mansion.cards import DIAL_MAX, KIND_NAMES, MAX_SEATS, ROOM_COUNT, SEANCE, SECTIONS, Direction, GhostName
 
 
-class Move(msgspec.Struct, frozen=True, tag="move"):
+class Move(ActionStruct, frozen=True, tag="move"):
     """M14: move to hallway section ``to`` (0–5) or to the Séance Room (``-1``)."""
 
     to: int
 
 
-class Rotate(msgspec.Struct, frozen=True, tag="rotate"):
+class Rotate(ActionStruct, frozen=True, tag="rotate"):
     """M15: turn the Endless Hallway to rotation ``r`` (0–6, any value but the current one)."""
 
     r: int
 
 
-class Collect(msgspec.Struct, frozen=True, tag="collect"):
+class Collect(ActionStruct, frozen=True, tag="collect"):
     """M16: take a Ghost card of this kind from the room you are in."""
 
     card: GhostName
 
 
-class Duel(msgspec.Struct, frozen=True, tag="duel"):
+class Duel(ActionStruct, frozen=True, tag="duel"):
     """M17: challenge ``target`` (a seat in your location) for a card of this kind in its collection."""
 
     target: int
     card: GhostName
 
 
-class DiscardHaunt(msgspec.Struct, frozen=True, tag="discard_haunt"):
+class DiscardHaunt(ActionStruct, frozen=True, tag="discard_haunt"):
     """M18 (also Grim Grinning, M6, and candlelight, M7): discard one of your Haunt cards of this value."""
 
     value: int
 
 
-class EndTurn(msgspec.Struct, frozen=True, tag="end_turn"):
+class EndTurn(ActionStruct, frozen=True, tag="end_turn"):
     """M13: end your turn now (unused actions are lost)."""
 
 
-class Dial(msgspec.Struct, frozen=True, tag="dial"):
+class Dial(ActionStruct, frozen=True, tag="dial"):
     """M17: set your duel dial to ``bid`` (0–3), in secret."""
 
     bid: int
 
 
-class ChooseDirection(msgspec.Struct, frozen=True, tag="direction"):
+class ChooseDirection(ActionStruct, frozen=True, tag="direction"):
     """M9 (an ``either`` event) or M6 (a Tea Party): the direction the Hitchhiking Ghosts move."""
 
     direction: Direction
 
 
-class Decline(msgspec.Struct, frozen=True, tag="decline"):
+class Decline(ActionStruct, frozen=True, tag="decline"):
     """M6 / M7: do not use an optional discard (Grim Grinning: now or never; candlelight)."""
 
 

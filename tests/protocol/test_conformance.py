@@ -676,6 +676,7 @@ async def test_play_refusals_leave_the_table_unchanged(net: Net) -> None:
         (act(mover, "x2", illegal_action(legal), seq=seq), "illegal_move"),
         (act(mover, "x3", {"type": "fly"}), "bad_field"),
         (act(mover, "x4", {"type": "move", "to": "far"}), "bad_field"),
+        (act(mover, "x7", {**legal[0], "why": "it looked good"}), "bad_field"),  # a field no action has
         ({**act(mover, "x5", legal[0]), "token": "not-a-token"}, "auth"),
     ]
     if waiting:
