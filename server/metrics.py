@@ -37,7 +37,7 @@ class Metrics:
         )
         self.tables = Gauge(
             "hauntd_tables",
-            "Tables followed by this process (hubs)",
+            "Tables this process follows (a hub each, kept some 30 s after its last follower leaves)",
             registry=self.registry,
             multiprocess_mode="liveall",
         )

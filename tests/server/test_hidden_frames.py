@@ -49,7 +49,7 @@ ENGINE_CODES = {"illegal_move", "not_your_turn", "game_over"}
 # everything the server logs (server/logs.py: "connections, tables, seats, seqs and error codes only")
 LOG_FIELDS = {"event", "level", "timestamp", "peer", "client", "table", "game", "seats", "private", "bots", "seat"}
 LOG_FIELDS |= {"seq", "last_seq", "code", "cmd", "frames", "seconds", "away", "limit", "host", "ports", "server"}
-LOG_FIELDS |= {"games"}
+LOG_FIELDS |= {"games", "store"}  # (the store's URL, its password hidden)
 
 
 def wire(value: Any) -> Any:
