@@ -7,6 +7,9 @@
    say done.  A hunter whose last counting card is offered is done automatically.
 3. The hunt succeeds the moment the offered cards reach the value; it is abandoned (cards back to their owners)
    the moment the offered cards and the waiting hunters' counting cards together can no longer reach it.
+4. A hunt abandoned is not legal again this turn with the same hunters (``SpookState.let_go``): the hunters let it
+   go, and nothing since changed what they hold.  Started again and again, it would keep the game from ever ending
+   (a server-run bot re-starting a hunt that an away seat's time-outs let go, at full speed, for ever).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from engine.spook.board import ROOM_INDEX, STAIRCASE, WING_OF, WINGS
 from engine.spook.cards import HUNTING_CARDS, HUNTS_WITH, KINGS, QUEEN, RED_QUEENS, SUIT, VALUE
 from engine.spook.events import CardOffered, HuntAbandoned, HunterDone, HuntStarted, HuntSucceeded, SpookEvent
 from engine.spook.rules import draw_card, end_game, queen_value
-from engine.spook.state import Hunt, HuntKind, Offered, SpookState
+from engine.spook.state import Hunt, HuntKind, LetGo, Offered, SpookState
 
 
 def counts(hunt: Hunt, card: str) -> bool:
@@ -52,6 +55,10 @@ def _reachable(state: SpookState, hunt: Hunt) -> bool:
     return bool(pool) and (hunt.kind == "king" or sum(VALUE[c] for c in pool) >= hunt.value)
 
 
+def _let_go(hunt: Hunt) -> LetGo:
+    return (hunt.kind, hunt.ghost, hunt.location, tuple(hunt.hunters))
+
+
 def _reached(hunt: Hunt) -> bool:
     """S11: the offered cards reach the value (at least one card is always played)."""
     if hunt.kind == "wing":
@@ -83,6 +90,8 @@ def plan_hunt(state: SpookState, ghost: str | None, kind: HuntKind) -> Hunt | st
     hunt = Hunt(
         kind=kind, ghost=ghost, location=location, value=value, suits=suits, hunters=hunters, waiting=[], offered=[]
     )
+    if _let_go(hunt) in state.let_go:
+        return "the hunters let this hunt go this turn (S11)"
     hunt.waiting = [s for s in hunters if any(counts(hunt, c) for c in state.hands[s])]
     if not _reachable(state, hunt):
         return "the hunters' cards cannot reach this hunt (S11)"
@@ -138,6 +147,7 @@ def done(state: SpookState, hunt: Hunt, seat: int, events: list[SpookEvent]) -> 
         for o in hunt.offered:
             state.hands[o.seat].append(o.card)
         state.hunt = None
+        state.let_go.append(_let_go(hunt))
         events.append(HuntAbandoned(returned=list(hunt.offered)))
 
 

@@ -229,6 +229,7 @@ def do_end_turn(state: SpookState, events: list[SpookEvent]) -> None:
     state.phase = "draw"
     state.roll = state.steps_left = 0
     state.moving_pawn = None
+    state.let_go = []
     events.append(TurnEnded(seat=seat, next_seat=state.active))
     if not state.pile:
         end_game(state, False, "pile_empty", events)

@@ -47,6 +47,10 @@ class Hunt(msgspec.Struct):
     offered: list[Offered]
 
 
+LetGo = tuple[HuntKind, str | None, str, tuple[int, ...]]
+"""A hunt as its hunters let it go (S11): its kind, ghost, location and hunters."""
+
+
 class SpookState(msgspec.Struct):
     """Everything, hidden parts included.  ``pile[-1]`` is the top card; ``rooms[i]`` is the ghost in room
     ``i + 1`` (or ``None``), ``traps[i]`` the trap laid there; ``omen`` is the omen pawn's room."""
@@ -71,6 +75,8 @@ class SpookState(msgspec.Struct):
     hunt: Hunt | None = None
     outcome: Outcome | None = None
     reason: EndReason | None = None
+    let_go: list[LetGo] = msgspec.field(default_factory=list)
+    """The hunts abandoned this turn (S11), each not legal again before the turn ends."""
 
 
 class SpookView(msgspec.Struct):

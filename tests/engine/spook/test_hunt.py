@@ -102,6 +102,42 @@ def test_s11_a_hunt_that_can_no_longer_reach_is_abandoned_and_the_cards_return()
     assert GAME.prompts(state)[0].kind == "turn"
 
 
+def test_s11_a_hunt_let_go_is_not_legal_again_this_turn_with_the_same_hunters() -> None:
+    """Started again and again and let go each time (a server-run bot and an away seat's time-outs), a hunt kept
+    the game from ever ending: the server committed the same two updates for ever, at full speed."""
+    state = make_state(3, hands=[["2H"], ["9H"], ["AH"]], rooms={"3": "8S"}, pawns=["3", "3", "foyer"])
+    GAME.apply(state, 0, StartHunt(ghost="8S"))
+    assert isinstance(GAME.apply(state, 1, Done())[-1], HuntAbandoned)  # seat 0's 2H alone cannot reach 8
+    assert state.hunt is None and GAME.prompts(state)[0].kind == "turn"
+    assert StartHunt(ghost="8S") not in GAME.legal_actions(state, 0)
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(state, 0, StartHunt(ghost="8S"))
+    assert err.value.code == "illegal_move" and "let this hunt go" in err.value.detail
+    state.pawns[2] = "3"  # other hunters: another hunt
+    assert StartHunt(ghost="8S") in GAME.legal_actions(state, 0)
+    state.pawns[2] = "foyer"
+    GAME.apply(state, 0, EndTurn())  # the next turn it is legal again
+    assert state.let_go == [] and GAME.decode_state(GAME.encode_state(state)) == state
+
+
+def test_s11_a_greedy_bot_and_an_away_seat_finish_the_game() -> None:
+    """The game of seed 9 (a greedy bot, seat 1 timing out) never ended: the bot re-started the hunt seat 1's
+    time-outs let go."""
+    from engine.rng import seed_from_int
+    from server.bots import bot_action
+    from server.store import TableMeta
+
+    meta = TableMeta(game="spook", seats=2, bots={0: "greedy"})
+    state = GAME.setup(2, seed_from_int(9), GAME.default_options(), "t")
+    for _ in range(2000):
+        if GAME.result(state) is not None:
+            break
+        seat = min(GAME.prompts(state))
+        action = bot_action(GAME, state, meta, seat) if seat == 0 else GAME.timeout_action(state, seat)
+        GAME.apply(state, seat, action)
+    assert GAME.result(state) is not None
+
+
 def test_s11_hunters_without_a_counting_card_are_not_asked() -> None:
     state = make_state(2, hands=[["KD"], ["9H"]], rooms={"3": "8S"}, pawns=["3", "3"])
     GAME.apply(state, 0, StartHunt(ghost="8S"))  # the King counts 10 only as a diamond here
