@@ -19,13 +19,16 @@ import msgspec
 
 PROTOCOL_VERSION = 1
 
-TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+# URL-safe characters only.  A Python pattern's "$" also matches before a final newline (msgspec searches with
+# ``re``), so "(?!\n)" refuses one there; in a JSON Schema (ECMA-262) pattern it changes nothing.
+URL_SAFE = r"^[A-Za-z0-9_-]+$(?!\n)"
+TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=URL_SAFE)]
 Ref = Annotated[str, msgspec.Meta(max_length=64)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
 CmdId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 # A client's own secret (a seat token, a create's id): at least 128 bits, e.g. 16 random bytes in URL-safe base64.
-Secret = Annotated[str, msgspec.Meta(min_length=22, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+Secret = Annotated[str, msgspec.Meta(min_length=22, max_length=64, pattern=URL_SAFE)]
 Seq = Annotated[int, msgspec.Meta(ge=0)]
 # A player's own randomness for the table's seed (M30), e.g. 16 random bytes in hex; revealed at the end.
 Nonce = Annotated[str, msgspec.Meta(max_length=64)]

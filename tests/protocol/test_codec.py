@@ -24,6 +24,10 @@ from protocol.messages import Act, Hello, Pong
         ('{"type": "ping", "x": 1}', Code.BAD_FIELD),
         ('{"type": "act", "table": "t", "token": "k", "cmd": "", "action": {}}', Code.BAD_FIELD),
         ('{"type": "join", "table": "{t:x}", "name": "a"}', Code.BAD_FIELD),
+        # a Python pattern's "$" also matches before a final newline: such an id or token was let through
+        ('{"type": "watch", "table": "sFES2VRX\\n"}', Code.BAD_FIELD),
+        ('{"type": "join", "table": "t", "name": "a", "token": "Jr5cWq0ZkT3uV8xYb2LdNg\\n"}', Code.BAD_FIELD),
+        ('{"type": "create", "game": "g", "seats": 2, "cmd": "Xq3v9ZpL0b7TtW2yK8mN4A\\n"}', Code.BAD_FIELD),
         ('{"type": "hello", "version": 2}', Code.VERSION),
         ('{"type": "hello", "version": 2, "future_field": []}', Code.VERSION),
         ('{"type": "hello", "version": "1"}', Code.VERSION),
