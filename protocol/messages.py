@@ -24,7 +24,14 @@ PROTOCOL_VERSION = 1
 URL_SAFE = r"^[A-Za-z0-9_-]+$(?!\n)"
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=URL_SAFE)]
 Ref = Annotated[str, msgspec.Meta(max_length=64)]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+# A display name is visible text: no control characters or line breaks, no bidi controls (a name shown reversed),
+# no invisible formatting (zero-width space, word joiner …; the joiners U+200C/D that shape emoji and scripts are
+# fine), and at least one visible character.
+NAME = (
+    r"^(?=.*[^\s\u200b-\u200d])"
+    r"[^\x00-\x1f\x7f-\x9f\u00ad\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\ufeff]+$(?!\n)"
+)
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=NAME)]
 CmdId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 # A client's own secret (a seat token, a create's id): at least 128 bits, e.g. 16 random bytes in URL-safe base64.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,3 +93,34 @@ def test_any_frame_decodes_or_gets_a_code(frame: str | bytes) -> None:
         codec.decode_client(frame)
     except ProtocolError as exc:
         assert exc.code in set(Code)
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [
+        ("Ada", True),
+        ("Zoë 🎃", True),
+        ("👨\u200d👩\u200d👧", True),  # joiners make one emoji of three
+        ("مرحبا", True),
+        ("<img src=x onerror=alert(1)>", True),  # text: every client shows it as such
+        (" ", False),
+        ("\u3000\u3000", False),
+        ("\u200b" * 32, False),  # zero-width: a seat that looks free
+        ("Ada\n", False),
+        ("a\nb", False),
+        ("\x1b[2J\x1b[H", False),  # terminal control sequences
+        ("\x00", False),
+        ("\u202eadA", False),  # shown reversed, as "Ada"
+        ("a\u2066b", False),
+    ],
+)
+def test_a_display_name_is_visible_text(name: str, ok: bool) -> None:
+    """A name of control characters, line breaks, bidi controls or nothing visible was seated as it came: blank,
+    invisible or reversed in every client's seat list, and raw escape sequences for a terminal client."""
+    frame = msgspec.json.encode({"type": "join", "table": "t", "name": name}).decode()
+    if ok:
+        assert codec.decode_client(frame).name == name  # type: ignore[union-attr]
+        return
+    with pytest.raises(ProtocolError) as caught:
+        codec.decode_client(frame)
+    assert caught.value.code == Code.BAD_FIELD
