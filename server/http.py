@@ -72,15 +72,16 @@ def catalog_response(catalog: CatalogFile | None, request: Request) -> Response:
 
 
 def static_file(root: Path, relative: str) -> Path | None:
-    """The file ``relative`` under ``root``, or None when it does not exist or would leave ``root``."""
+    """The file ``relative`` under ``root``, or None when it does not exist, would leave ``root`` or is no path
+    the file system takes (a name or path too long for it: ``is_file`` raises rather than answer False)."""
     if not root.is_dir() or "\x00" in relative:
         return None
     base = root.resolve()
     try:
         path = (base / relative.lstrip("/")).resolve()
+        if not path.is_relative_to(base) or not path.is_file():
+            return None
     except (OSError, ValueError):
-        return None
-    if not path.is_relative_to(base) or not path.is_file():
         return None
     return path
 

@@ -71,6 +71,14 @@ def test_static_files_stay_under_their_root(tmp_path: Path) -> None:
     assert static_file(tmp_path / "absent", "index.html") is None
 
 
+def test_a_path_the_file_system_refuses_is_a_404(server: ServerProcess) -> None:
+    """A name over the file system's 255 bytes, or a path over its 4096, raised OSError (ENAMETOOLONG) out of the
+    request handler: a 500, and the whole path in an error line with its traceback, for anyone's every GET."""
+    for path in ["/static/" + "a" * 300, "/static/" + "a/" * 2100 + "x"]:
+        assert get(f"{server.http}{path}")[0] == 404
+    assert "process_request failed" not in server.log_path.read_text()
+
+
 async def test_embedded_valkey_keeps_tables_across_restarts(start_server: ServerFactory, tmp_path: Path) -> None:
     server = start_server("--data-dir", str(tmp_path / "data"), redis_url=None)
     client = Client(server.url, reconnect=False)
