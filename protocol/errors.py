@@ -24,7 +24,7 @@ class Code(StrEnum):
     BAD_OPTION = "bad_option"  # unknown game, bad seat count or bad table option
     RATE_LIMITED = "rate_limited"  # too many messages per second
     TOO_LARGE = "too_large"  # frame over the size limit (the connection is then closed)
-    LIMIT = "limit"  # a per-connection limit (tables followed by one connection)
+    LIMIT = "limit"  # a per-connection limit (tables followed by one connection), or a lobby's seat changes
     BUSY = "busy"  # the table kept changing under the command; nothing was applied, try again
     INTERNAL = "internal"  # a server fault (e.g. the store restarting): send again; an act with the same cmd
 

@@ -142,3 +142,29 @@ async def test_a_finished_game_frees_its_place_under_the_table_limit(start_serve
         assert refused.value.code == "limit"
     finally:
         await client.close()
+
+
+async def test_a_lobby_takes_a_bounded_number_of_seat_changes(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """A client joining and leaving in a loop grew the table's log (and its command keys) without end, at its
+    message rate, for as long as it liked: every change renews a lobby's day of life, so it never expired."""
+    from protocol.errors import Code
+    from server.service import LOBBY_UPDATES
+    from server.store import log_key
+
+    server = start_server("--rate", "1e6", "--burst", "1000000")
+    client = Client(server.url)
+    await client.connect()
+    try:
+        table = await client.create("mansion", 2)
+        while True:
+            await client.join(table, "Ada")
+            if (await client.leave(table)) >= LOBBY_UPDATES:
+                break
+        with pytest.raises(ServerError) as caught:
+            await client.join(table, "Ada")
+        assert caught.value.code == Code.LIMIT and "start this table or create another" in caught.value.message
+        assert sync_redis.xlen(log_key(table)) == LOBBY_UPDATES
+    finally:
+        await client.close()
