@@ -79,8 +79,9 @@ export class TableState {
     if (msg.seq < this.viewSeq) return this.stale;
     this.game = msg.game;
     this.private = msg.private || false;
-    this.commitment = msg.commitment || null;
-    this.secretCommitment = msg.secret_commitment || null;
+    // the commitments as first shown (M30): the end is checked against them, not against what a later snapshot says
+    this.commitment ??= msg.commitment || null;
+    this.secretCommitment ??= msg.secret_commitment || null;
     this.seats = msg.seats;
     if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
     if (msg.seq >= this.seq) {

@@ -468,6 +468,22 @@ async def test_the_page_finds_a_seed_not_dealt_as_promised(page: Any) -> None:
         assert not all(checks.values()), (name, checks)
 
 
+async def test_the_page_checks_the_end_against_the_commitments_it_was_shown_first(page: Any) -> None:
+    """The page kept the commitments of the latest snapshot, the one that comes with the ``game_over``: a server
+    that dealt from a seed of its choosing could send commitments to match at the end, and the page's checks
+    (M30) passed.  It keeps the ones it was shown first, in the lobby and at the start."""
+    keep = """async () => {
+        const { TableState } = await import('/static/table_state.js');
+        const table = new TableState('t4ble');
+        const snapshot = { type: 'snapshot', seq: 0, status: 'lobby', seats: [], secret_commitment: 'aa' };
+        table.update(snapshot);
+        table.update({ ...snapshot, seq: 3, status: 'playing', commitment: 'bb' });
+        table.update({ ...snapshot, seq: 9, status: 'over', secret_commitment: 'cc', commitment: 'dd' });
+        return [table.secretCommitment, table.commitment];
+    }"""
+    assert await page.evaluate(keep) == ["aa", "bb"]
+
+
 async def test_a_seat_that_let_its_time_run_out_is_told_so(page: Any, server: ServerProcess) -> None:
     """A deadline passed: the server played for the seat and now decides for it after a few seconds until it
     acts (it is "away").  The page says so (the seat's badge, a note under its decision, the log) instead of
