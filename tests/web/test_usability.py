@@ -461,6 +461,14 @@ async def test_the_page_finds_a_seed_not_dealt_as_promised(page: Any) -> None:
         "nonce": {"nonces": ["9f" * 16, "late"]},
         "commitment": {"secretCommitment": "44" * 32},
     }
+    # a bot's seat with a nonce, the server's pick: every hash matches, and yet the server could steer the seed
+    steered = derive_seed(secret, [nonces[0], "55"])
+    doctored["bot nonce"] = {
+        "seats": [{"seat": 0}, {"seat": 1, "bot": True}],
+        "nonces": [nonces[0], "55"],
+        "result": {"seed": steered.hex()},
+        "commitment": commitment(steered, table),
+    }
     check = "async (t) => (await import('/static/fairness.js')).fairnessChecks(t)"
     assert await page.evaluate(check, genuine) == {"seed": True, "secret": True, "derived": True}
     for name, change in doctored.items():
