@@ -44,7 +44,7 @@ from protocol.messages import (
     Tables,
     Watch,
 )
-from server.guard import TokenBucket
+from server.guard import REPLAYS_PER_MINUTE, TokenBucket
 from server.hub import Hub
 from server.service import seat_of, token_digest
 from server.store import Missing
@@ -255,7 +255,13 @@ class Connection:
     async def _follow(
         self, hub: Hub, audience: int | None, last_seq: int | None, ref: str | None, token: str | None = None
     ) -> None:
-        """Follow as a spectator, or as the seat ``token`` holds (for as long as it holds it)."""
+        """Follow as a spectator, or as the seat ``token`` holds (for as long as it holds it).  The updates replayed
+        (those after ``last_seq``) count against the client address's budget (``Guard.may_replay``)."""
+        if last_seq is not None and not self.app.guard.may_replay(self.client, hub.seq - last_seq):
+            raise ProtocolError(
+                Code.RATE_LIMITED,
+                f"at most {REPLAYS_PER_MINUTE} updates replayed a minute for one address: resume from a later seq",
+            )
         new = hub.table not in self.follows
         if new:
             self._check_limit()

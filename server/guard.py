@@ -8,6 +8,9 @@
 * A budget of new tables per client address (``tables_per_minute``, the same exemption): a table lives on in the
   store after its creator left (a day in the lobby), so without it one client reconnecting in a loop could fill
   the store and the lobby.  Past it a ``create`` is refused ``rate_limited``.
+* A budget of updates replayed per client address (``REPLAYS_PER_MINUTE``, the same exemption): a ``watch`` or
+  ``resume`` from an old ``last_seq`` costs the server every update since, redacted and encoded anew, for one
+  small frame; past the budget it is refused ``rate_limited``.
 * The idle cut-off: a connection that sends no message for ``idle`` seconds is closed with code 4408 (``idle``).
   WebSocket pings do not count: they prove the socket is alive, not that anyone uses it.
 * The browser ``Origin`` allow-list (``--allowed-origin``): a handshake with another ``Origin`` gets HTTP 403;
@@ -40,7 +43,11 @@ log = structlog.get_logger("hauntd.guard")
 IDLE_CLOSE = 4408  # WebSocket close code for a connection idle too long (4000–4999: the application's own)
 
 
-_BUCKETS = 4096  # addresses whose table budgets are kept before the full ones are forgotten
+_BUCKETS = 4096  # addresses whose table (or replay) budgets are kept before the full ones are forgotten
+REPLAYS_PER_MINUTE = 20_000
+"""Updates one client address may have replayed a minute (as many at once): a few long games resumed from their
+start.  Replaying a 5,000-update table from seq 0 took 60 ms of the server's time, so one connection asking it
+again and again (or reconnecting to ask it) kept the server busy with nothing else."""
 
 
 class TokenBucket:
@@ -51,17 +58,37 @@ class TokenBucket:
         self.tokens = float(burst)
         self.stamp = time.monotonic()
 
-    def take(self) -> bool:
+    def take(self, amount: float = 1.0) -> bool:
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        if self.tokens >= amount:
+            self.tokens -= amount
             return True
         return False
 
     def full(self, now: float) -> bool:
         return self.tokens + (now - self.stamp) * self.rate >= self.burst
+
+
+class Budgets:
+    """One budget per client address: ``per_minute`` at once, then refilled evenly.  Only addresses that used
+    some of theirs lately are kept (the full ones are forgotten past ``_BUCKETS`` addresses)."""
+
+    def __init__(self, per_minute: float) -> None:
+        self.per_minute = per_minute
+        self.buckets: dict[str, TokenBucket] = {}
+        self.pruned = 0.0  # when the full budgets were last forgotten
+
+    def take(self, host: str, amount: float = 1.0) -> bool:
+        bucket = self.buckets.get(host)
+        if bucket is None:
+            now = time.monotonic()
+            if len(self.buckets) >= _BUCKETS and now - self.pruned >= 1.0:  # (at most once a second: a walk)
+                self.buckets = {h: b for h, b in self.buckets.items() if not b.full(now)}
+                self.pruned = now
+            bucket = self.buckets[host] = TokenBucket(self.per_minute / 60, max(1, int(self.per_minute)))
+        return bucket.take(amount)
 
 
 def host_of(ws: ServerConnection) -> str | None:
@@ -115,8 +142,8 @@ class Guard:
         self.idle = idle  # None: never
         self.tables_per_minute = tables_per_minute  # 0: no cap
         self.per_ip: Counter[str] = Counter()
-        self.creates: dict[str, TokenBucket] = {}
-        self.pruned = 0.0  # when ``creates`` last lost its full budgets
+        self.creates = Budgets(tables_per_minute)
+        self.replays = Budgets(REPLAYS_PER_MINUTE)
         self.live: set[Connection] = set()
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -172,16 +199,18 @@ class Guard:
         ``60 / tables_per_minute`` seconds.  Only addresses that used some of their budget lately are kept."""
         if host is None or not self.tables_per_minute or self._exempt(host):
             return True
-        bucket = self.creates.get(host)
-        if bucket is None:
-            now = time.monotonic()
-            if len(self.creates) >= _BUCKETS and now - self.pruned >= 1.0:  # (at most once a second: a walk)
-                self.creates = {h: b for h, b in self.creates.items() if not b.full(now)}
-                self.pruned = now
-            bucket = self.creates[host] = TokenBucket(self.tables_per_minute / 60, max(1, int(self.tables_per_minute)))
-        if bucket.take():
+        if self.creates.take(host):
             return True
         log.warning("create_refused", peer=host, limit=self.tables_per_minute)
+        return False
+
+    def may_replay(self, host: str | None, updates: int) -> bool:
+        """Whether a client at ``host`` may have ``updates`` updates replayed now (``REPLAYS_PER_MINUTE``)."""
+        if host is None or updates <= 0 or self._exempt(host):
+            return True
+        if self.replays.take(host, updates):
+            return True
+        log.warning("replay_refused", peer=host, limit=REPLAYS_PER_MINUTE)
         return False
 
     # -- idle connections --------------------------------------------------------------------------------

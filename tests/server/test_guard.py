@@ -40,6 +40,21 @@ def test_each_address_has_its_budget_and_loopback_is_exempt_unless_told(clock: C
     assert all(Guard(Metrics(), max_per_ip=0).may_create("203.0.113.7") for _ in range(100))  # 0: no cap
 
 
+def test_updates_replayed_are_budgeted_per_address(clock: Clock) -> None:
+    """A watch or resume from seq 0 of a 5,000-update table cost the server 60 ms for one small frame: one client
+    asking it again and again kept the server busy.  Replays now draw on a budget of the client's address."""
+    from server.guard import REPLAYS_PER_MINUTE
+
+    guard = Guard(Metrics(), max_per_ip=0)
+    assert guard.may_replay("203.0.113.7", 5000) and guard.may_replay("203.0.113.7", 0)
+    assert [guard.may_replay("203.0.113.7", 5000) for _ in range(4)] == [True, True, True, False]
+    assert guard.may_replay("203.0.113.8", REPLAYS_PER_MINUTE)  # another address
+    clock.now += 15.0  # a quarter of a minute: a quarter of the budget back
+    assert guard.may_replay("203.0.113.7", 5000) and not guard.may_replay("203.0.113.7", 5000)
+    assert all(guard.may_replay("127.0.0.1", 10**6) for _ in range(5))  # loopback is exempt unless told
+    assert not Guard(Metrics(), max_per_ip=0, limit_loopback=True).may_replay("127.0.0.1", REPLAYS_PER_MINUTE + 1)
+
+
 def test_only_budgets_in_use_are_kept(clock: Clock) -> None:
     """Many addresses, each creating once: their budgets are forgotten once full again (a minute), so the guard
     holds no more of them than were used within the last minute; a spent budget is never forgotten early."""
@@ -49,7 +64,7 @@ def test_only_budgets_in_use_are_kept(clock: Clock) -> None:
         assert guard.may_create(f"198.51.100.{i}")
     clock.now += 31  # every other address is full again (one of two spent, one per 30 s); "spent" is not
     assert guard.may_create("192.0.2.1")
-    assert set(guard.creates) == {"spent", "192.0.2.1"}  # "spent" has one table's worth back of two
+    assert set(guard.creates.buckets) == {"spent", "192.0.2.1"}  # "spent" has one table's worth back of two
 
 
 def connection(peer: str, *forwarded: str) -> Any:
