@@ -89,6 +89,8 @@ from protocol.messages import (
 TABLE_UPDATES = (Events, Snapshot, GameOver)
 # Refusals for a passing reason, after which the same command (same id) is sent again.
 RETRYABLE = frozenset({"internal", "busy"})
+# A resume is asked again after these too: its replay over the address's budget (the server's guard) passes.
+RESUME_RETRYABLE = RETRYABLE | {"rate_limited"}
 
 
 class ServerError(Exception):
@@ -721,7 +723,7 @@ class Client:
 
     async def _follow_again(self, table: str) -> None:
         """Resume the seat held at ``table`` (or watch it) from the last ``seq`` delivered; asked again while the
-        server answers it cannot now (``RETRYABLE``), until the connection drops (the next reconnect asks)."""
+        server answers it cannot now (``RESUME_RETRYABLE``), until the connection drops (the next reconnect asks)."""
         delay = self.backoff[0]
         while not self._closing:
             seat, last = self.seats.get(table), self.last_seq.get(table, 0)
@@ -740,7 +742,7 @@ class Client:
                 continue
             if not isinstance(reply, Error):
                 return
-            if reply.code not in RETRYABLE:
+            if reply.code not in RESUME_RETRYABLE:
                 if reply.code == "not_found":
                     self.forget(table)  # gone (expired) meanwhile: not resumed again
                     reply.table = table

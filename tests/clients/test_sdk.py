@@ -24,6 +24,7 @@ from protocol.messages import (
     Accepted,
     Act,
     ClientMessage,
+    Error,
     Events,
     GameOver,
     Limits,
@@ -31,6 +32,7 @@ from protocol.messages import (
     Ping,
     Pong,
     Rejected,
+    Resume,
     ServerMsg,
     Snapshot,
     Welcome,
@@ -105,6 +107,26 @@ async def test_an_action_refused_as_internal_is_sent_again_with_its_command_id()
     outcome = await client.act("T", {"type": "end_turn"}, cmd="c1", seq=6)
     assert isinstance(outcome, Accepted) and outcome.seq == 7
     assert [m.cmd for m in sent] == ["c1"] * 3 and all(m.seq == 6 for m in sent)
+
+
+async def test_a_resume_refused_for_a_passing_reason_is_asked_again() -> None:
+    """After a reconnect, a resume over the address's replay budget (``rate_limited``) or met by a store
+    restarting (``internal``) is asked again; it was given up, and the seat no longer followed."""
+    client = Client("ws://unused", backoff=(0.001, 0.01))
+    client.seats["T"] = Seat("T", 0, "tok")
+    client.last_seq["T"] = 5
+    sent: list[ClientMessage] = []
+
+    async def request(msg: ClientMessage, *, timeout: float | None = None) -> Any:
+        assert isinstance(msg, Resume) and msg.last_seq == 5
+        sent.append(msg)
+        if len(sent) < 3:
+            return Error(code=["rate_limited", "internal"][len(sent) - 1], message="not now", ref=msg.ref)
+        return Snapshot(table="T", game="spook", seq=5, status="playing", seats=[], ref=msg.ref)
+
+    client._request = request  # type: ignore[method-assign]
+    await client._follow_again("T")
+    assert len(sent) == 3 and client.seats["T"].token == "tok"
 
 
 async def test_a_refusal_for_good_is_not_sent_again() -> None:
