@@ -43,17 +43,22 @@ def _free_port(host: str) -> int:
         return port
 
 
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs and (where /proc tells) is a Valkey, not a process that reused its number."""
-    with contextlib.suppress(OSError):
-        return b"valkey" in Path(f"/proc/{pid}/cmdline").read_bytes()
+def running(pid: int) -> bool:
+    """Whether a process ``pid`` runs (another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs and (where /proc tells) is a Valkey, not a process that reused its number."""
+    with contextlib.suppress(OSError):
+        return b"valkey" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    return running(pid)
 
 
 class EmbeddedValkey:

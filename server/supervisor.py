@@ -38,7 +38,7 @@ from types import FrameType
 import structlog
 from prometheus_client import multiprocess
 
-from server.embedded import die_with_parent
+from server.embedded import die_with_parent, running
 from server.metrics import MULTIPROCESS_DIR
 from server.worker import Worker
 
@@ -196,22 +196,12 @@ class Supervisor:
         return clean
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        pass
-    return True
-
-
 def orphans(root: Path) -> list[Path]:
     """The metrics directories in ``root`` that are this user's and whose supervisor is no longer running."""
     found = []
     for path in root.glob(f"{METRICS_PREFIX}*-*"):
         pid = path.name.removeprefix(METRICS_PREFIX).partition("-")[0]
-        if pid.isdigit() and path.is_dir() and path.stat().st_uid == os.getuid() and not alive(int(pid)):
+        if pid.isdigit() and path.is_dir() and path.stat().st_uid == os.getuid() and not running(int(pid)):
             found.append(path)
     return found
 
