@@ -448,10 +448,11 @@ class Client:
         return reply.seq
 
     async def resume(self, table: str, token: str, seat: int | None = None) -> Snapshot:
-        """Take up a seat held elsewhere (its token), from the last seq this client delivered."""
+        """Take up a seat held elsewhere (its token), from the last seq this client delivered; the seat is no
+        longer away (``back``)."""
         with self._following(table):
             snapshot: Snapshot = await self._expect(
-                Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0)), Snapshot
+                Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0), back=True), Snapshot
             )
         self.seats[table] = Seat(table, snapshot.seat if snapshot.seat is not None else -1, token)
         return snapshot
@@ -728,8 +729,8 @@ class Client:
         while not self._closing:
             seat, last = self.seats.get(table), self.last_seq.get(table, 0)
             msg: ClientMessage
-            if seat is not None:
-                msg = Resume(table=table, token=seat.token, last_seq=last)
+            if seat is not None:  # (a program that reconnects is there to play: ``back``)
+                msg = Resume(table=table, token=seat.token, last_seq=last, back=True)
             elif table in self.watching:
                 msg = Watch(table=table, last_seq=last)
             else:

@@ -127,11 +127,14 @@ class Act(ClientMessage, tag="act"):
 
 
 class Resume(ClientMessage, tag="resume"):
-    """Resume a seat after a reconnect: every ``events`` after ``last_seq``, a snapshot, then live updates."""
+    """Resume a seat after a reconnect: every ``events`` after ``last_seq``, a snapshot, then live updates.
+    ``back``: the seat's player is there again, so an away mark is cleared (a table whose every person is away
+    waits for one to come back)."""
 
     table: TableId
     token: Token
     last_seq: Seq = 0
+    back: bool = False
 
 
 class Ping(ClientMessage, tag="ping"):

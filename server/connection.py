@@ -349,7 +349,7 @@ class Connection:
                 seq = await service.start(hub, msg.token, msg.cmd)
             self.reply(Started(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Resume):
-            await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)
+            await self._resume(msg.table, msg.token, msg.last_seq, msg.ref, msg.back)
 
     async def _act(self, hub: Hub, msg: Act) -> None:
         """Apply an action; the actor's own update and its ``accepted`` leave in one write."""
@@ -362,9 +362,11 @@ class Connection:
                 self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
             self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
 
-    async def _resume(self, table: str, token: str, last_seq: int, ref: str | None) -> None:
+    async def _resume(self, table: str, token: str, last_seq: int, ref: str | None, back: bool = False) -> None:
         async with self._table(table) as hub:
             seat = await _seat(hub, token)
+            if back:
+                await self.app.service.back(hub, seat)
             await self._follow(hub, seat, last_seq, ref, token)
         self.log.info("seat_resumed", table=table, seat=seat, last_seq=last_seq)
 

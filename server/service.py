@@ -10,6 +10,7 @@ decisions (a time-out's default, a bot's move: ``decide``) take the same path.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import secrets
@@ -59,6 +60,10 @@ class _Seated(Exception):
     def __init__(self, seat: int, seq: int) -> None:
         super().__init__(seat, seq)
         self.seat, self.seq = seat, seq
+
+
+class _Present(Exception):
+    """A seat resumed that is not away (any more): nothing to commit."""
 
 
 def token_digest(token: str) -> str:
@@ -125,11 +130,15 @@ def deadlines(
     """When the server decides for each prompted seat.  A seat that waits on while another (``actor``) acts keeps
     its deadline; any other decision is new (the actor's next step too, even a prompt equal to the last one) and
     falls due at once for a bot, after ``grace`` for an away seat, after ``turn_seconds`` for anyone else, or
-    never without a time limit."""
+    never without a time limit — nor while the table is paused, every person at it away (the bots play on up to
+    a person's decision): the server plays for an absent person, not a whole table of them, for ever."""
     out: dict[int, float] = {}
     if not meta.scheduled:
         return out
+    paused = meta.paused
     for seat, prompt in game.prompts(state).items():
+        if paused and seat not in meta.bots:
+            continue
         kept = meta.deadlines.get(seat)
         if kept is not None and seat != actor and before.get(seat) == prompt:
             out[seat] = kept
@@ -305,6 +314,26 @@ class TableService:
             if hub.latest.seq == seq and hub.latest.meta.status == "over":
                 log.info("table_over", table=hub.table, seq=seq)
         return seq
+
+    async def back(self, hub: Hub, seat: int) -> None:
+        """``seat``'s player says it is back (``resume`` with ``back``): an away mark is cleared (an update with
+        the new seating), so it gets full decisions again and a table paused with every person away goes on."""
+
+        def build(record: Record) -> Change:
+            meta = record.meta
+            if meta.status != "playing" or seat not in meta.away:
+                raise _Present
+            new = msgspec.structs.replace(meta, away=[s for s in meta.away if s != seat])
+            game = get_game(meta.game)
+            state = game.decode_state(record.state)
+            prompts = game.prompts(state)
+            new.deadlines = deadlines(game, new, prompts, state, time.time(), self.away_grace, seat)
+            batch = Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
+            return Change(new, record.state, batch)  # (the state, unchanged, for other processes' notices)
+
+        if seat in hub.latest.meta.away:
+            with contextlib.suppress(_Present):
+                await self._change(hub, build)
 
     def _apply(self, game: Game[Any, Any, Any], record: Record, seat: int, action: Any, by: By = "player") -> Change:
         """The change ``action`` makes.  A time-out marks the seat away; the seat's own action clears that."""

@@ -77,7 +77,7 @@ def channel(table: str) -> str:
 
 class TableMeta(msgspec.Struct, kw_only=True):
     """Everything about a table except the game state.  ``tokens`` are SHA-256 hex digests of seat tokens;
-    ``bots`` maps a server-run seat to its strategy; ``away`` lists the seats that let a deadline pass;
+    ``bots`` maps a server-run seat to its strategy; ``away`` lists the seats that let a deadline pass (never a bot's);
     ``deadlines`` holds, per prompted seat, when the server decides for it.  ``secret`` (hex, drawn at creation,
     revealed only at the end) and ``nonces`` (each seat's, sent at join) make the seed (M30,
     ``engine.fairness.derive_seed``); ``secret_commitment`` is published from the creation on.  A table made
@@ -115,6 +115,12 @@ class TableMeta(msgspec.Struct, kw_only=True):
     def scheduled(self) -> bool:
         """Whether the table can ever have deadlines (and so an entry in ``DUE``)."""
         return self.turn_seconds is not None or bool(self.bots)
+
+    @property
+    def paused(self) -> bool:
+        """Whether every person at the table (each seat not a server-run bot) is away: the server then decides
+        for none of them until one comes back (``service.deadlines``)."""
+        return len(self.away) + len(self.bots) == self.seats
 
     def due(self) -> float | None:
         """The earliest deadline, while the game is being played."""

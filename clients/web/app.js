@@ -340,6 +340,16 @@ const tableHandlers = {
       showError(err);
     }
   },
+  /** The player says they are here again: their seat is no longer away (and a table waiting for everyone goes on). */
+  async back() {
+    const table = state.table;
+    table.error = null;
+    try {
+      await conn.request({ type: "resume", table: table.id, token: table.token, last_seq: table.seq, back: true });
+    } catch (err) {
+      showError(err);
+    }
+  },
   lobby: showLobby,
   closeScores() {
     state.table.scoresClosed = true;

@@ -82,7 +82,14 @@ function promptPanel(renderer, ctx, table, handlers) {
       ? h("div", { class: "buttons" }, h("button", { class: "primary", onclick: handlers.openScores }, t("over.title")))
       : null,
     deadline ? h("p", { class: "deadline", dataset: { deadline: String(deadline) } }) : null,
-    mine && table.seats[ctx.me]?.away ? h("p", { class: "away-note" }, t("table.you_are_away")) : null,
+    table.seated && table.seats[ctx.me]?.away && table.status === "playing"
+      ? h(
+          "div",
+          { class: "away-note" },
+          h("p", {}, t(table.seats.every((s) => s.bot || s.away) ? "table.all_away" : "table.you_are_away")),
+          h("button", { class: "primary", id: "back", onclick: handlers.back }, t("table.im_back")),
+        )
+      : null,
     table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,
     table.pending ? h("p", { class: "muted" }, t("table.sending")) : null,
     table.error ? h("p", { class: "error" }, table.error) : null,

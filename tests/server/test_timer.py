@@ -14,7 +14,7 @@ import redis
 
 from clients.sdk import Client
 from protocol.messages import Events, ServerMsg, Snapshot
-from server.store import Batch, decode_batch, decode_meta, key, log_key
+from server.store import NO_ACTION, Batch, decode_batch, decode_meta, key, log_key
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq
 from tests.server.players import close, seat_players
@@ -73,24 +73,36 @@ async def next_of(client: Client, kind: type[Any], test: Any = lambda m: True, s
             return msg
 
 
+async def play_promptly(client: Client, table: str) -> None:
+    """Act at once on every decision of the client's seat (its first legal action)."""
+    while True:
+        msg = await client.recv(timeout=30)
+        if isinstance(msg, Events | Snapshot) and msg.legal and msg.seq == client.last_seq[table]:
+            with contextlib.suppress(Exception):  # (a decision overtaken by a time-out or a bot: the next one)
+                await client.act(table, msg.legal[0], seq=msg.seq)
+
+
 async def test_an_away_seat_is_marked_defaulted_at_once_and_cleared(
     start_server: ServerFactory, sync_redis: redis.Redis
 ) -> None:
     server = start_server("--away-grace", "0.3")
-    me, spectator = Client(server.url), Client(server.url)
-    await me.connect()
-    await spectator.connect()
+    me, other, spectator = Client(server.url), Client(server.url), Client(server.url)
+    playing = None
+    for client in (me, other, spectator):
+        await client.connect()
     try:
-        table = await me.create("mansion", 2, bots=1, bot_strategy="random", turn_seconds=1.0)
+        table = await me.create("mansion", 3, bots=1, bot_strategy="random", turn_seconds=1.0)
         seat = (await me.join(table, "Ada")).seat
+        await other.join(table, "Bea")
         await spectator.watch(table)
         await me.start(table)
+        playing = asyncio.create_task(play_promptly(other, table))  # someone is there: the table goes on
 
         def away(msg: Events) -> bool:
             return msg.seats is not None and msg.seats[seat].away
 
         marked = await next_of(spectator, Events, away)  # I let my first decision pass: away, for all to see
-        assert marked.seats[1 - seat].bot and not marked.seats[1 - seat].away
+        assert not any(s.away for s in marked.seats if s.seat != seat)
         mine = await next_of(me, Events, lambda m: bool(m.legal) and m.seq == me.last_seq[table])
         batch = logged(sync_redis, table)[mine.seq - 1]
         deadline = next(p.deadline for p in mine.prompts or [] if p.seat == seat)
@@ -103,10 +115,12 @@ async def test_an_away_seat_is_marked_defaulted_at_once_and_cleared(
         if seat in meta.deadlines:  # still my decision: a fresh full second now that I am back
             assert meta.deadlines[seat] - logged(sync_redis, table)[mine.seq].at == pytest.approx(1.0)
         batches = logged(sync_redis, table)
-        assert all(not b.timeout for b in batches if b.seat == 1 - seat)  # the bot never times out
+        assert all(not b.timeout for b in batches if b.seat == 0)  # the bot never times out
     finally:
-        await me.close()
-        await spectator.close()
+        if playing is not None:
+            playing.cancel()
+        for client in (me, other, spectator):
+            await client.close()
 
 
 async def test_a_deadline_outlives_the_process_that_set_it(
@@ -125,3 +139,42 @@ async def test_a_deadline_outlives_the_process_that_set_it(
     assert batches[started].timeout and batches[started + 1].timeout
     assert_each_decision_timed_out_once(batches, 1.5)
     assert decode_meta(sync_redis.hget(key(table), "meta")).away  # marked by a process that never saw it start
+
+
+async def test_a_table_whose_every_person_is_away_waits_for_one_to_come_back(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """Paused, every person away: the server decides for none of them (a table of absent people was played at
+    the turn's pace to its end, at any pace a creator chose); whoever resumes a seat is back and play goes on."""
+    server = start_server("--away-grace", "0.2")
+    me = Client(server.url)
+    await me.connect()
+    try:
+        table = await me.create("mansion", 3, bots=2, bot_strategy="random", turn_seconds=0.2)
+        seat = (await me.join(table, "Ada")).seat
+        token = me.seats[table].token
+        await me.start(table)
+        marked = await next_of(me, Events, lambda m: m.seats is not None and m.seats[seat].away)
+        paused = await next_of(
+            me, Events, lambda m: m.seq == me.last_seq[table] and any(p.seat == seat for p in m.prompts or [])
+        )
+        assert all(p.deadline is None for p in paused.prompts or [] if p.seat == seat)  # mine: no deadline
+        seq = stored_seq(sync_redis, table)
+        await asyncio.sleep(1.0)  # five turns' time: nobody decides for me, the bots wait on me
+        assert stored_seq(sync_redis, table) == seq
+        meta = decode_meta(sync_redis.hget(key(table), "meta"))
+        assert meta.away == [seat] and not meta.deadlines
+        assert sum(b.timeout for b in logged(sync_redis, table)) == 1 and marked.seq <= seq
+        await me.close()
+        me = Client(server.url)
+        await me.connect()
+        me.last_seq[table] = seq
+        snapshot = await me.resume(table, token)  # I am back: the mark goes, and my decision gets its full time
+        back = logged(sync_redis, table)[seq]
+        assert back.seats is not None and not back.seats[seat].away and back.action == NO_ACTION
+        assert snapshot.seq >= seq + 1 and not snapshot.seats[seat].away
+        again = await next_of(me, Events, lambda m: m.seats is not None and m.seats[seat].away)  # not playing
+        assert logged(sync_redis, table)[again.seq - 1].timeout
+        assert logged(sync_redis, table)[again.seq - 1].at - back.at == pytest.approx(0.2, abs=0.15)
+    finally:
+        await me.close()

@@ -64,7 +64,9 @@ export default {
   "table.seat_n": "Seat {n}",
   "table.away": "away",
   "table.away_help": "Let a deadline pass: the server decides for this seat after a few seconds until it acts again.",
-  "table.you_are_away": "Your time ran out: until you act, the server decides for you after a few seconds.",
+  "table.you_are_away": "Your time ran out: until you act or say you are back, the server decides for you after a few seconds.",
+  "table.all_away": "Your time ran out and every player is away: the game waits until one of you is back.",
+  "table.im_back": "I'm back",
   "table.and": " and ",
 
   "log.title": "What happened",

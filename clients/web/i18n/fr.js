@@ -64,7 +64,9 @@ export default {
   "table.seat_n": "Place {n}",
   "table.away": "absent",
   "table.away_help": "A laissé passer une échéance : le serveur décide pour cette place au bout de quelques secondes, jusqu'à son retour.",
-  "table.you_are_away": "Votre temps s'est écoulé : jusqu'à ce que vous jouiez, le serveur décide pour vous au bout de quelques secondes.",
+  "table.you_are_away": "Votre temps s'est écoulé : jusqu'à ce que vous jouiez ou signaliez votre retour, le serveur décide pour vous au bout de quelques secondes.",
+  "table.all_away": "Votre temps s'est écoulé et tous les joueurs sont absents : la partie attend le retour de l'un de vous.",
+  "table.im_back": "Je suis là",
   "table.and": " et ",
 
   "log.title": "Ce qui s'est passé",
