@@ -30,11 +30,12 @@ class GhostCard(msgspec.Struct, frozen=True):
 
 
 class EventCard(msgspec.Struct, frozen=True):
-    """One Event card (M7, M12): the Hitchhiking Ghosts' steps and printed direction."""
+    """One Event card (M7, M12): the Hitchhiking Ghosts' steps and printed direction (none on the Final Round
+    card, whose ghosts do not move)."""
 
     name: str
     steps: int
-    direction: Literal["cw", "ccw", "either"]
+    direction: Literal["cw", "ccw", "either"] | None
 
 
 class Catalog(msgspec.Struct, frozen=True):
@@ -59,6 +60,6 @@ CATALOG: Final = Catalog(
     sections=SECTIONS,
     ghosts=tuple(GhostCard(k.name, None if k.icon == NO_ICON else ICONS[k.icon], k.copies, k.steps) for k in KINDS),
     haunt=HAUNT_COUNTS,
-    events=tuple(EventCard(e.name, e.steps, PRINTED_DIRECTION[e.direction]) for e in EVENTS),
+    events=tuple(EventCard(e.name, e.steps, PRINTED_DIRECTION[e.direction] if e.steps else None) for e in EVENTS),
     dial_max=DIAL_MAX,
 )

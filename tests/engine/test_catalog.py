@@ -67,4 +67,5 @@ def test_mansion_ghosts_m6_events_m7_and_haunt_m5() -> None:
     assert sum(g["copies"] for g in catalog["ghosts"]) == 99
     assert catalog["haunt"] == {"1": 50, "2": 40, "3": 30}  # JSON keys are strings
     assert catalog["events"][6] == {"name": "locked_hallway", "steps": 2, "direction": "either"}
-    assert catalog["events"][-1]["name"] == "final_round" and len(catalog["events"]) == 14
+    assert catalog["events"][-1] == {"name": "final_round", "steps": 0, "direction": None}  # M12: no move
+    assert len(catalog["events"]) == 14
