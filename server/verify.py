@@ -5,8 +5,9 @@ Once the game is over its result reveals the shuffle seed; verifying a table the
 
 * the seed matches the commitment published at the start (SHA-256 of seed and table id);
 * the table's secret matches the commitment published at its creation, and the seed is the one derived from
-  that secret and every seat's nonce (``engine.fairness.derive_seed``), so nobody chose it alone (a table made
-  before seeds were derived has no secret: its seed was drawn at the start);
+  that secret and every seat's nonce (``engine.fairness.derive_seed``), one per seat and none for a server-run
+  bot's, so nobody chose it alone (a table made before seeds were derived has no secret: its seed was drawn at
+  the start);
 * dealing the game again from that seed, with the table's seats and options, and applying every logged action
   in ``seq`` order, by the logged seat, produces exactly the logged events (byte for byte), update after update;
 * the state so reached is exactly the stored final state, and the log has no hole.
@@ -96,11 +97,20 @@ def replay(table: str, record: Record, batches: list[Batch]) -> Verdict:
 
 
 def _seed_inputs_problem(table: str, meta: TableMeta, seed_hex: str) -> str | None:
-    """What is wrong with the seed's inputs (M30), if anything; nothing to check without a secret."""
+    """What is wrong with the seed's inputs (M30), if anything: besides the hashes, one nonce per seat and none
+    for a server-run bot's seat, since a share of the server's own, picked after every player's, could steer the
+    seed.  Nothing to check at a table made before seeds were derived (no secret, no nonces)."""
     if meta.secret is None:
+        if meta.secret_commitment is not None or meta.nonces:
+            return "the table published a secret commitment or took nonces, but reveals no secret"
         return None
     if meta.secret_commitment is None or not matches_commitment(meta.secret, table, meta.secret_commitment):
         return "the revealed secret does not match the commitment published at the table's creation"
+    if len(meta.nonces) != meta.seats:
+        return f"the table holds {len(meta.nonces)} nonces for its {meta.seats} seats"
+    for seat in sorted(meta.bots):
+        if seat < meta.seats and meta.nonces[seat]:
+            return f"seat {seat}, a server-run bot's, brought a nonce to the seed"
     if derive_seed(bytes.fromhex(meta.secret), meta.nonces).hex() != seed_hex:
         return "the seed is not the one derived from the table's secret and the seats' nonces"
     return None

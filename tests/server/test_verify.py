@@ -19,7 +19,7 @@ from clients.sdk import Client
 from engine.fairness import commitment
 from protocol.messages import Snapshot
 from server.launch import ROOT
-from server.store import Batch, Record, Store, TableMeta, encode, key
+from server.store import Batch, Record, Store, TableMeta, decode_meta, encode, key
 from server.verify import Verdict, replay, verify_table
 from tests.server.conftest import ServerProcess
 from tests.server.players import Player, close, play, seat_players
@@ -167,3 +167,38 @@ async def test_a_table_made_before_seeds_were_derived_starts_and_verifies(
     finally:
         await client.aclose()
     assert verdict.ok, verdict.problems
+
+
+@pytest.mark.parametrize(
+    ("steer", "problem"),
+    [
+        ("past the seats", "the table holds 3 nonces for its 2 seats"),
+        ("for its bot", "seat 0, a server-run bot's, brought a nonce to the seed"),
+    ],
+)
+async def test_a_seed_steered_by_a_nonce_the_server_picked_is_found(
+    server: ServerProcess, store_url: str, sync_redis: redis.Redis, steer: str, problem: str
+) -> None:
+    """A cheating server adds a share of the seed of its own, picked after every player's nonce: a nonce past the
+    seats, or one for its bot's seat.  The game is dealt from the seed so derived, so every hash matches and the
+    log replays; only the nonces themselves show that the server could steer the seed (M30)."""
+    async with Client(server.url) as creator:
+        table = await creator.create("mansion", 2, bots=1)
+    meta = decode_meta(sync_redis.hget(key(table), "meta"))
+    nonces = [*meta.nonces, "picked last"] if steer == "past the seats" else ["picked last", *meta.nonces[1:]]
+    sync_redis.hset(key(table), "meta", encode(msgspec.structs.replace(meta, nonces=nonces)))
+    client = Client(server.url)
+    await client.connect()
+    held = await client.join(table, "Ada")
+    await client.start(table)
+    players = [Player(client, table, held.seat, random.Random(3))]
+    try:
+        await play(players)
+    finally:
+        await close(players)
+    client = aioredis.Redis.from_url(store_url)
+    try:
+        verdict = await verify_table(Store(client), table)
+    finally:
+        await client.aclose()
+    assert not verdict.ok and verdict.problems == [problem]
