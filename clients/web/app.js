@@ -56,6 +56,23 @@ function forgetSeat(table) {
   sessionStorage.removeItem(`hauntd.seat.${table}`);
 }
 
+/** This tab's part in a table's seed (M30), kept for the tab's life like its seat: the nonce it sends and the
+ * secret's commitment the table showed before that nonce first left (``noteFairness``). */
+function fairness(table) {
+  return JSON.parse(sessionStorage.getItem(`hauntd.fair.${table}`) || "{}");
+}
+
+/** A server that saw a nonce before showing its commitment could pick its secret after it, and one that refused a
+ * join to get a fresh nonce on the next try could pick among them: so both are noted once per table, and every
+ * join and the end's checks use them. */
+function noteFairness(table, secretCommitment) {
+  const saved = fairness(table);
+  if (saved.nonce) return saved;
+  const noted = { nonce: newNonce(), secretCommitment: secretCommitment ?? null };
+  sessionStorage.setItem(`hauntd.fair.${table}`, JSON.stringify(noted));
+  return noted;
+}
+
 // -- rendering ---------------------------------------------------------------------------------------------
 let frame = 0;
 
@@ -216,7 +233,7 @@ function showTable(id) {
   if (state.table && state.table.id === id) return;
   leaveScreen();
   const held = savedSeat(id);
-  state.table = new TableState(id, held || {});
+  state.table = new TableState(id, held ? { ...fairness(id), ...held } : {});
   state.table.offline = !conn.ws;
   state.error = null;
   if (location.hash !== `#/table/${id}`) history.pushState(null, "", `#/table/${id}`);
@@ -265,9 +282,11 @@ async function join(id) {
     return;
   }
   try {
-    const nonce = newNonce(); // this seat's share of the seed, revealed with it at the end (M30)
+    // the table's commitment to its secret is seen (watching it) before this seat's share of the seed leaves
+    const lobby = await conn.request({ type: "watch", table: id });
+    const { nonce, secretCommitment } = noteFairness(id, lobby.secret_commitment);
     const joined = await conn.request({ type: "join", table: id, name: playerName(), nonce });
-    table.nonce = nonce;
+    Object.assign(table, { nonce, secretCommitment });
     table.seat = joined.seat;
     table.token = joined.token;
     saveSeat(id, joined.seat, joined.token);

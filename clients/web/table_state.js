@@ -9,7 +9,7 @@
 const REFRESH_GAP_MS = 80; // at most ~12 snapshot requests a second, well under the server's rate limit
 
 export class TableState {
-  constructor(id, { seat = null, token = null } = {}) {
+  constructor(id, { seat = null, token = null, nonce = null, secretCommitment = null } = {}) {
     this.id = id;
     this.seat = seat;
     this.token = token;
@@ -17,8 +17,8 @@ export class TableState {
     this.status = "lobby";
     this.private = false;
     this.commitment = null;
-    this.secretCommitment = null; // the table's secret, committed to from its creation on (M30)
-    this.nonce = null; // the one this tab sent when it sat down
+    this.secretCommitment = secretCommitment; // the table's secret, committed to from its creation on (M30)
+    this.nonce = nonce; // the one this tab sent when it sat down
     this.secret = null; // revealed at the end, with every seat's nonce
     this.nonces = null;
     this.checks = null; // what the page could check of them itself (``fairnessChecks``), once the game is over
