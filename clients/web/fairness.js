@@ -12,7 +12,7 @@ export function newNonce() {
 
 /** The end's checks for ``table`` (its result, secret and nonces revealed): ``seed`` against the start's
  * commitment, ``secret`` against the lobby's commitment, ``derived`` the seed from the secret and every nonce
- * (a server-run bot's seat's being empty).
+ * (one per seat, a server-run bot's seat's being empty).
  * null where the browser cannot hash (a plain-http page away from localhost): the player checks by hand. */
 export async function fairnessChecks(table) {
   if (!globalThis.crypto?.subtle || !table.result || !table.commitment) return null;
@@ -22,9 +22,10 @@ export async function fairnessChecks(table) {
   if (table.secret && table.secretCommitment) {
     checks.secret = (await sha256(bytes(table.secret), id)) === table.secretCommitment;
     const nonces = table.nonces.map((n) => text.encode(n)).flatMap((n) => [length(n), n]);
-    // a server-run bot's seat adds the empty string: a nonce the server picked could steer the seed
-    const botsAddNothing = (table.seats || []).every((s) => !s.bot || table.nonces[s.seat] === "");
-    checks.derived = botsAddNothing && (await sha256(text.encode(SEED_TAG), bytes(table.secret), ...nonces)) === seed;
+    // one nonce a seat, a server-run bot's the empty string: a nonce the server picked could steer the seed
+    const seats = table.seats || [];
+    const onePerSeat = table.nonces.length === seats.length && seats.every((s) => !s.bot || table.nonces[s.seat] === "");
+    checks.derived = onePerSeat && (await sha256(text.encode(SEED_TAG), bytes(table.secret), ...nonces)) === seed;
   }
   return checks;
 }

@@ -454,6 +454,7 @@ async def test_the_page_finds_a_seed_not_dealt_as_promised(page: Any) -> None:
         "secret": secret.hex(),
         "secretCommitment": commitment(secret, table),
         "nonces": nonces,
+        "seats": [{"seat": 0}, {"seat": 1}],
     }
     doctored = {
         "seed": {"result": {"seed": "22" * 32}},
@@ -466,6 +467,13 @@ async def test_the_page_finds_a_seed_not_dealt_as_promised(page: Any) -> None:
     doctored["bot nonce"] = {
         "seats": [{"seat": 0}, {"seat": 1, "bot": True}],
         "nonces": [nonces[0], "55"],
+        "result": {"seed": steered.hex()},
+        "commitment": commitment(steered, table),
+    }
+    # a nonce past the seats, the server's too: added last, it could steer the seed as well
+    steered = derive_seed(secret, [*nonces, "55"])
+    doctored["nonce past the seats"] = {
+        "nonces": [*nonces, "55"],
         "result": {"seed": steered.hex()},
         "commitment": commitment(steered, table),
     }
