@@ -19,8 +19,12 @@ def commitment(seed: bytes, table_id: str) -> str:
 
 
 def verify(seed_hex: str, table_id: str, published: str) -> bool:
-    """True when a revealed seed matches the commitment published at setup."""
-    return hmac.compare_digest(commitment(bytes.fromhex(seed_hex), table_id), published)
+    """True when a revealed seed (hex) matches the commitment published at setup; False for anything not hex."""
+    try:
+        seed = bytes.fromhex(seed_hex)
+    except ValueError:
+        return False
+    return hmac.compare_digest(commitment(seed, table_id).encode(), published.encode())
 
 
 def derive_seed(secret: bytes, nonces: Sequence[str]) -> bytes:

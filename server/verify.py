@@ -62,8 +62,15 @@ def replay(table: str, record: Record, batches: list[Batch]) -> Verdict:
     if [b.seq for b in batches] != list(range(1, record.seq + 1)):
         problems.append(f"the log does not hold every update 1…{record.seq}")
         return verdict
-    game = get_game(record.meta.game)
-    result = game.result(game.decode_state(record.state))
+    try:
+        game = get_game(record.meta.game)
+        result = game.result(game.decode_state(record.state))
+    except KeyError:
+        problems.append(f"no game {record.meta.game!r}")
+        return verdict
+    except msgspec.DecodeError as exc:
+        problems.append(f"the stored final state does not decode ({exc})")
+        return verdict
     if result is None or record.meta.commitment is None:
         problems.append("the stored state has no result, or the table no commitment")
         return verdict
@@ -143,7 +150,11 @@ def judge(table: str, stored: tuple[Record, list[Batch]] | None) -> Verdict:
 
 
 async def verify_table(store: Store, table: str) -> Verdict:
-    return judge(table, await logged(store, table))
+    try:
+        stored = await logged(store, table)
+    except msgspec.DecodeError as exc:
+        return Verdict(table, problems=[f"the table's record or log does not decode ({exc})"])
+    return judge(table, stored)
 
 
 # -- the command -------------------------------------------------------------------------------------------

@@ -49,12 +49,15 @@ class Player:
                     self.acted += 1
 
 
-async def seat_players(urls: list[str], seats: int = 4, seed: int = 1, **create: Any) -> tuple[str, list[Player]]:
-    """A started table with one connected player per seat; player ``i`` connects to ``urls[i % len(urls)]``."""
+async def seat_players(
+    urls: list[str], seats: int = 4, seed: int = 1, game: str = "mansion", **create: Any
+) -> tuple[str, list[Player]]:
+    """A started table of ``game`` with one connected player per seat; player ``i`` connects to
+    ``urls[i % len(urls)]``."""
     clients = [Client(urls[i % len(urls)], client=f"player{i}") for i in range(seats)]
     for client in clients:
         await client.connect()
-    table = await clients[0].create("mansion", seats, **create)
+    table = await clients[0].create(game, seats, **create)
     players = []
     for i, client in enumerate(clients):
         held = await client.join(table, f"P{i}")

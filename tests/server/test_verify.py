@@ -19,16 +19,24 @@ from clients.sdk import Client
 from engine.fairness import commitment
 from protocol.messages import Snapshot
 from server.launch import ROOT
-from server.store import Batch, Record, Store, TableMeta, decode_meta, encode, key
+from server.store import Batch, Record, Store, TableMeta, decode_meta, encode, key, log_key
 from server.verify import Verdict, replay, verify_table
-from tests.server.conftest import ServerProcess
+from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.players import Player, close, play, seat_players
 
+Finished = tuple[str, Record, list[Batch]]
 
-@pytest.fixture
-async def finished(server: ServerProcess, store_url: str) -> tuple[str, Record, list[Batch]]:
-    """A table played to its end by four random players, as stored."""
-    table, players = await seat_players([server.url], seed=4)
+
+# Each game's event for a card drawn (or a die rolled) and its field holding what came out
+DRAWS = {"mansion": ("haunt_drawn", "values"), "spook": ("card_drawn", "card"), "ghost-at-home": ("drew", "cards")}
+
+
+@pytest.fixture(params=sorted(DRAWS))
+async def finished(start_server: ServerFactory, store_url: str, request: pytest.FixtureRequest) -> Finished:
+    """A table of each game played to its end by four random players, as stored (they answer every prompt at
+    once: a Ghost at Home seat's run of them can pass the default's 50 messages a second)."""
+    server = start_server("--rate", "1000", "--burst", "1000")
+    table, players = await seat_players([server.url], seed=4, game=request.param)
     try:
         await play(players)
     finally:
@@ -42,7 +50,7 @@ async def finished(server: ServerProcess, store_url: str) -> tuple[str, Record, 
         await client.aclose()
 
 
-def test_a_finished_table_replays_from_its_log(finished: tuple[str, Record, list[Batch]]) -> None:
+def test_a_finished_table_replays_from_its_log(finished: Finished) -> None:
     table, record, batches = finished
     verdict = replay(table, record, batches)
     assert verdict.problems == [] and verdict.ok
@@ -50,7 +58,7 @@ def test_a_finished_table_replays_from_its_log(finished: tuple[str, Record, list
     assert verdict.updates == record.seq
 
 
-def test_any_tampering_is_found(finished: tuple[str, Record, list[Batch]]) -> None:
+def test_any_tampering_is_found(finished: Finished) -> None:
     table, record, batches = finished
     actions = [i for i, b in enumerate(batches) if b.seat is not None]
 
@@ -77,9 +85,7 @@ def test_any_tampering_is_found(finished: tuple[str, Record, list[Batch]]) -> No
     assert "commitment" in found(Record(record.seq, meta, record.state), batches)[0]
 
 
-async def test_the_command_verifies_tables_in_the_store(
-    finished: tuple[str, Record, list[Batch]], store_url: str
-) -> None:
+async def test_the_command_verifies_tables_in_the_store(finished: Finished, store_url: str) -> None:
     table, _, _ = finished
     command = [sys.executable, "-m", "server.cli", "verify", "--redis-url", store_url, table, "nosuchtable"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -110,9 +116,7 @@ async def test_a_game_still_played_is_not_verified_yet(server: ServerProcess, st
     assert not verdict.ok and verdict.problems == ["the game is playing: its seed is revealed only at the end"]
 
 
-async def test_a_tampered_secret_or_nonce_is_found(
-    finished: tuple[str, Record, list[Batch]], store_url: str, sync_redis: redis.Redis
-) -> None:
+async def test_a_tampered_secret_or_nonce_is_found(finished: Finished, store_url: str, sync_redis: redis.Redis) -> None:
     """The seed's inputs (M30) as stored are doctored: the secret, a seat's nonce, or a secret picked after the
     fact together with a commitment to match; verify finds each."""
     table, record, _ = finished
@@ -202,3 +206,95 @@ async def test_a_seed_steered_by_a_nonce_the_server_picked_is_found(
     finally:
         await client.aclose()
     assert not verdict.ok and verdict.problems == [problem]
+
+
+def store(sync_redis: redis.Redis, table: str, meta: TableMeta, state: bytes, batches: list[Batch]) -> None:
+    """Write a table's record and log to the store as given: what an operator with access to it could do."""
+    sync_redis.hset(key(table), mapping={"seq": batches[-1].seq, "meta": encode(meta), "state": state})
+    sync_redis.delete(log_key(table))
+    for batch in batches:
+        sync_redis.xadd(log_key(table), {"b": encode(batch)}, id=f"{batch.seq}-0")
+
+
+def redrawn(game: str, batches: list[Batch]) -> tuple[int, list[Batch]]:
+    """The log with the first card the game drew (or die it rolled) changed; the index of the update changed."""
+    tag, field = DRAWS[game]
+    for i, batch in enumerate(batches):
+        events = msgspec.msgpack.decode(batch.events)
+        drawn = next((e for e in events if e["type"] == tag), None)
+        if drawn is None:
+            continue
+        assert encode(events) == bytes(batch.events)  # so only the draw differs below
+        value = drawn[field][0] if isinstance(drawn[field], list) else drawn[field]
+        other = value ^ 1 if isinstance(value, int) else ("2C" if value != "2C" else "3C")
+        drawn[field] = [other, *drawn[field][1:]] if isinstance(drawn[field], list) else other
+        return i, [*batches[:i], msgspec.structs.replace(batch, events=msgspec.Raw(encode(events))), *batches[i + 1 :]]
+    raise AssertionError(f"{game}: nothing drawn in the whole game")
+
+
+async def test_every_tampering_with_the_store_is_found_and_named(
+    finished: Finished, store_url: str, sync_redis: redis.Redis
+) -> None:
+    """A finished table's record, state and log doctored in the store, one way at a time (M30 and its kin):
+    ``verify`` fails on each, naming what it found, and passes again on the table as it was played."""
+    table, record, batches = finished
+    meta, state = record.meta, record.state
+    assert meta.secret is not None
+    actions = [i for i, b in enumerate(batches) if b.seat is not None]
+    drawn, draw_changed = redrawn(meta.game, batches)
+    k = next(i for i in actions if len(msgspec.msgpack.decode(batches[i].events)) > 1)  # (update k + 1)
+    events = msgspec.msgpack.decode(batches[k].events)
+    a = actions[3]
+    b = next(i for i in actions[4:] if batches[i].action != batches[a].action)
+    start = next(i for i, batch in enumerate(batches) if batch.status == "playing")
+    other = secrets.token_hex(32)
+
+    def log(i: int, **change: Any) -> list[Batch]:
+        return [*batches[:i], msgspec.structs.replace(batches[i], **change), *batches[i + 1 :]]
+
+    def inputs(**change: Any) -> TableMeta:
+        return msgspec.structs.replace(meta, **change)
+
+    events_of = "update {}: replaying its action gives other events than logged"
+    derived = "the seed is not the one derived from the table's secret and the seats' nonces"
+    opened = "the revealed secret does not match the commitment published at the table's creation"
+    doctored: dict[str, tuple[TableMeta, bytes, list[Batch], str]] = {
+        "a card drawn": (meta, state, draw_changed, events_of.format(batches[drawn].seq)),
+        "an event dropped": (meta, state, log(k, events=msgspec.Raw(encode(events[1:]))), events_of.format(k + 1)),
+        "an update dropped": (meta, state, batches[:k] + batches[k + 1 :], "the log does not hold every update"),
+        "an action changed": (meta, state, log(a, action=batches[b].action), f"update {a + 1}: "),
+        "an action by another seat": (meta, state, log(a, seat=(batches[a].seat or 0) + 1), f"update {a + 1}: "),
+        "events at the start": (meta, state, log(start, events=batches[k].events), f"update {start + 1} logs events"),
+        "a nonce changed": (inputs(nonces=[meta.nonces[0] + "0", *meta.nonces[1:]]), state, batches, derived),
+        "another secret, its commitment made anew": (
+            inputs(secret=other, secret_commitment=commitment(bytes.fromhex(other), table)),
+            state,
+            batches,
+            derived,
+        ),
+        "another secret": (inputs(secret=other), state, batches, opened),
+        "a secret not in hex": (inputs(secret="zz"), state, batches, opened),
+        "the secret withheld": (inputs(secret=None), state, batches, "the table published a secret commitment"),
+        "another seed committed to": (inputs(commitment="0" * 64), state, batches, "the revealed seed does not match"),
+        "a final state not the log's": (meta, state[:-1] + bytes([state[-1] ^ 1]), batches, ""),
+        "a final state in no format": (meta, b"\xc1", batches, "the stored final state does not decode"),
+    }
+    client = aioredis.Redis.from_url(store_url)
+    try:
+        for name, (doctored_meta, doctored_state, doctored_log, problem) in doctored.items():
+            store(sync_redis, table, doctored_meta, doctored_state, doctored_log)
+            verdict = await verify_table(Store(client), table)
+            assert not verdict.ok and len(verdict.problems) == 1, (name, verdict)
+            assert verdict.problems[0].startswith(problem), (name, verdict.problems)
+        sync_redis.hset(key(table), "meta", b"\xc1")
+        assert (await verify_table(Store(client), table)).problems[0].startswith("the table's record or log does not")
+        # the table as played, copied under another id: its commitments bind it to the table it was dealt for
+        copy = "copy" + secrets.token_hex(4)
+        store(sync_redis, copy, meta, state, batches)
+        assert (await verify_table(Store(client), copy)).problems == [
+            "the revealed seed does not match the commitment published at the start"
+        ]
+        store(sync_redis, table, meta, state, batches)
+        assert (await verify_table(Store(client), table)).ok
+    finally:
+        await client.aclose()
