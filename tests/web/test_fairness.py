@@ -5,10 +5,21 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from typing import Any
 
+import msgspec
+import pytest
+import redis
+import redis.asyncio as aioredis
+
 from clients.sdk import Client
+from engine.fairness import commitment
+from protocol.messages import GameOver
 from server.launch import ServerProcess
+from server.store import Store, TableMeta, decode_meta, encode, key
+from server.verify import verify_table
+from tests.server.players import close, play, seat_players
 from tests.web.play import GAME_OVER, play_to_the_end
 
 FORGED = "f" * 64  # the secret's commitment a server would show for a secret picked after seeing the nonce
@@ -69,3 +80,58 @@ async def test_the_page_notes_the_secret_commitment_before_it_sends_its_nonce(pa
     ]
     nonce = joins[0][1]["nonce"]
     assert f"Your nonce {nonce} is among them" in await page.inner_text(GAME_OVER)
+
+
+@pytest.mark.parametrize("server_args", [["--rate", "1000", "--burst", "1000"]])  # random players answer at once
+@pytest.mark.parametrize("game", ["mansion", "spook", "ghost-at-home"])
+async def test_the_page_and_verify_agree(page: Any, server: ServerProcess, store_url: str, game: str) -> None:
+    """The page's end checks (``clients/web/fairness.js``, in the browser) and ``hauntd verify`` judge the seed's
+    inputs of a game played to its end alike: both pass them as played, both fail each doctored one."""
+    table, players = await seat_players([server.url], seats=3, seed=6, game=game)
+    try:
+        await play(players)
+    finally:
+        await close(players)
+    sync = redis.Redis.from_url(store_url)
+    meta = decode_meta(sync.hget(key(table), "meta"))
+    assert meta.secret is not None
+    other = secrets.token_hex(32)
+    doctored = {
+        "as played": {},
+        "a nonce changed": {"nonces": ["0", *meta.nonces[1:]]},
+        "a nonce more": {"nonces": [*meta.nonces, ""]},
+        "a bot's seat with a nonce": {"bots": {0: "random"}},
+        "another secret": {"secret": other},
+        "another secret, its commitment made anew": {
+            "secret": other,
+            "secret_commitment": commitment(bytes.fromhex(other), table),
+        },
+        "another seed committed to": {"commitment": "0" * 64},
+    }
+    check = "async (t) => (await import('/static/fairness.js')).fairnessChecks(t)"
+    client = aioredis.Redis.from_url(store_url)
+    try:
+        for name, change in doctored.items():
+            shown = msgspec.structs.replace(meta, **change)
+            sync.hset(key(table), "meta", encode(shown))
+            verdict = await verify_table(Store(client), table)
+            checks = await page.evaluate(check, as_the_page_has_it(table, shown, players[0].result))
+            assert len(checks) == 3 and all(checks.values()) == verdict.ok == (name == "as played"), (name, checks)
+    finally:
+        sync.hset(key(table), "meta", encode(meta))
+        sync.close()
+        await client.aclose()
+
+
+def as_the_page_has_it(table: str, meta: TableMeta, over: GameOver | None) -> dict[str, Any]:
+    """The page's ``TableState`` fields its end checks read, as the table's snapshots and ``game_over`` give them."""
+    assert over is not None
+    return {
+        "id": table,
+        "result": {"seed": over.result["seed"]},
+        "commitment": meta.commitment,
+        "secretCommitment": meta.secret_commitment,
+        "secret": meta.secret,
+        "nonces": meta.nonces,
+        "seats": msgspec.to_builtins(meta.seat_infos()),
+    }
