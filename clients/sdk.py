@@ -158,6 +158,7 @@ class Client:
         self.request_timeout = request_timeout
         self.welcome: Welcome | None = None
         self.seats: dict[str, Seat] = {}  # table → the seat this client holds there
+        self._nonces: dict[str, str] = {}  # table → the nonce every join there sends (M30)
         self.watching: set[str] = set()
         self.last_seq: dict[str, int] = {}  # table → last seq delivered to the application
         self._over: dict[str, int] = {}  # table → seq of the game_over delivered (a resume sends it again)
@@ -415,8 +416,10 @@ class Client:
 
     async def join(self, table: str, name: str, seat: int | None = None, *, nonce: str | None = None) -> Seat:
         """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator.  ``nonce`` is
-        this seat's share of the game's seed (M30): by default 16 fresh random bytes in hex."""
-        nonce = secrets.token_hex(16) if nonce is None else nonce
+        this seat's share of the game's seed (M30): by default 16 random bytes in hex, drawn at this client's first
+        join of the table and sent again by every later one, so a server that refuses joins gets no fresh nonce
+        to pick among."""
+        nonce = self._nonces.setdefault(table, secrets.token_hex(16)) if nonce is None else nonce
         with self._following(table):
             # this client's own token: a join sent again gets the seat it holds, not a second one
             msg = Join(table=table, name=name, seat=seat, token=secrets.token_urlsafe(16), nonce=nonce)
@@ -512,6 +515,7 @@ class Client:
         delivered and it is not resumed after a reconnect.  (The server lets a table go by itself once its game is
         over: it no longer counts against the connection's limit.)"""
         self.seats.pop(table, None)
+        self._nonces.pop(table, None)
         self.watching.discard(table)
         self.last_seq.pop(table, None)
         self._over.pop(table, None)

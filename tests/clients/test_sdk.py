@@ -17,7 +17,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.frames import Frame, Opcode
 
 from clients import sdk
-from clients.sdk import Client, ConnectionLost, NotSeated, Seat
+from clients.sdk import Client, ConnectionLost, NotSeated, Seat, ServerError
 from protocol import codec
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -27,6 +27,7 @@ from protocol.messages import (
     Error,
     Events,
     GameOver,
+    Join,
     Limits,
     ListTables,
     Ping,
@@ -408,3 +409,31 @@ async def test_reconnects_to_a_server_that_drops_every_connection_back_off() -> 
         await client.close()
     # waits of 0.05, 0.1, 0.2, 0.4, 0.8 s (each ×0.5–1.5) fit at most 6 reconnects in 1.5 s
     assert 2 <= opened <= 7, opened
+
+
+async def test_every_join_of_a_table_sends_the_same_nonce(
+    server: ServerProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A join refused and tried again brought a fresh nonce: a server refusing the joins whose nonce gave a seed it
+    disliked could pick among them (M30).  Every join of one table now sends the nonce drawn at the first."""
+    async with Client(server.url) as host, Client(server.url) as client:
+        table = await host.create("mansion", 2)
+        other = await host.create("mansion", 2)
+        await host.join(table, "Host", 0)
+        sent: list[Join] = []
+        expect = client._expect
+
+        async def recording(msg: Any, kind: type[Any]) -> Any:
+            if isinstance(msg, Join):
+                sent.append(msg)
+            return await expect(msg, kind)
+
+        monkeypatch.setattr(client, "_expect", recording)
+        with pytest.raises(ServerError, match="table_full"):
+            await client.join(table, "Bo", 0)
+        held = await client.join(table, "Bo")
+        await client.leave(table)
+        again = await client.join(table, "Bo")
+        elsewhere = await client.join(other, "Bo")
+    assert [m.nonce for m in sent[:3]] == [held.nonce, held.nonce, again.nonce] and len(held.nonce) == 32
+    assert elsewhere.nonce != held.nonce
