@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Sequence
 
+_HEX32 = re.compile("[0-9a-f]{64}")
 SEED_TAG = b"hauntd/seed/v1\x00"  # domain separation: a seed is never a hash of anything else's inputs
 
 
@@ -19,12 +21,12 @@ def commitment(seed: bytes, table_id: str) -> str:
 
 
 def verify(seed_hex: str, table_id: str, published: str) -> bool:
-    """True when a revealed seed (hex) matches the commitment published at setup; False for anything not hex."""
-    try:
-        seed = bytes.fromhex(seed_hex)
-    except ValueError:
+    """True when a revealed seed (or secret) matches the commitment published for it: 32 bytes as 64 lowercase
+    hex digits, as published, and nothing else (``bytes.fromhex`` would also take spaces and capitals, which
+    the web page's check does not)."""
+    if not _HEX32.fullmatch(seed_hex):
         return False
-    return hmac.compare_digest(commitment(seed, table_id).encode(), published.encode())
+    return hmac.compare_digest(commitment(bytes.fromhex(seed_hex), table_id).encode(), published.encode())
 
 
 def derive_seed(secret: bytes, nonces: Sequence[str]) -> bytes:

@@ -18,14 +18,15 @@ export async function fairnessChecks(table) {
   if (!globalThis.crypto?.subtle || !table.result || !table.commitment) return null;
   const id = text.encode(table.id);
   const seed = table.result.seed;
-  const checks = { seed: (await sha256(bytes(seed), id)) === table.commitment };
+  const checks = { seed: isBytes32(seed) && (await sha256(bytes(seed), id)) === table.commitment };
   if (table.secret && table.secretCommitment) {
-    checks.secret = (await sha256(bytes(table.secret), id)) === table.secretCommitment;
+    const secret = isBytes32(table.secret) ? bytes(table.secret) : null;
+    checks.secret = Boolean(secret) && (await sha256(secret, id)) === table.secretCommitment;
     const nonces = table.nonces.map((n) => text.encode(n)).flatMap((n) => [length(n), n]);
     // one nonce a seat, a server-run bot's the empty string: a nonce the server picked could steer the seed
     const seats = table.seats || [];
     const onePerSeat = table.nonces.length === seats.length && seats.every((s) => !s.bot || table.nonces[s.seat] === "");
-    checks.derived = onePerSeat && (await sha256(text.encode(SEED_TAG), bytes(table.secret), ...nonces)) === seed;
+    checks.derived = checks.secret && onePerSeat && (await sha256(text.encode(SEED_TAG), secret, ...nonces)) === seed;
   }
   return checks;
 }
@@ -41,6 +42,12 @@ function length(data) {
   const out = new Uint8Array(4);
   new DataView(out.buffer).setUint32(0, data.length);
   return out;
+}
+
+/** Whether ``hexText`` is 32 bytes as the server writes them (64 lowercase hex digits), as a seed and a secret are:
+ * anything else would be read here as some other bytes than ``hauntd verify`` reads (or refuses). */
+function isBytes32(hexText) {
+  return typeof hexText === "string" && /^[0-9a-f]{64}$/.test(hexText);
 }
 
 function bytes(hexText) {

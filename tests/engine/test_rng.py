@@ -46,6 +46,11 @@ def test_commitment_verifies_only_the_right_seed_and_table() -> None:
     assert verify(seed.hex(), "t1", published)
     assert not verify(seed.hex(), "t2", published)
     assert not verify(seed_from_int(12).hex(), "t1", published)
+    # only 32 bytes as the 64 lowercase hex digits published: no other spelling of them (which the web page's check
+    # would read otherwise or refuse), nor other bytes that hash alike with the table id after them
+    spelled = [seed.hex().upper(), " ".join(f"{b:02x}" for b in seed), seed.hex() + "\n", "zz", "é"]
+    assert not any(verify(hex_text, "t1", published) for hex_text in spelled)
+    assert not verify(seed.hex() + b"t".hex(), "1", commitment(seed + b"t", "1"))
 
 
 def test_the_seed_is_derived_from_the_secret_and_every_nonce_as_documented() -> None:

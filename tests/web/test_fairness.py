@@ -107,6 +107,8 @@ async def test_the_page_and_verify_agree(page: Any, server: ServerProcess, store
             "secret_commitment": commitment(bytes.fromhex(other), table),
         },
         "another seed committed to": {"commitment": "0" * 64},
+        "a stray character after the secret": {"secret": meta.secret + "0"},
+        "the secret spaced out": {"secret": " ".join(re.findall("..", meta.secret))},
     }
     check = "async (t) => (await import('/static/fairness.js')).fairnessChecks(t)"
     client = aioredis.Redis.from_url(store_url)
