@@ -67,7 +67,7 @@ export class TableState {
       case "game_over":
         this.result = msg.result;
         this.secret = msg.secret || null;
-        this.nonces = msg.nonces || null;
+        this.nonces = msg.nonces || []; // none with a secret: the seed's derivation fails its check (M30)
         this.over();
         return this.stale;
       default:

@@ -14,7 +14,7 @@ import redis
 import redis.asyncio as aioredis
 
 from clients.sdk import Client
-from engine.fairness import commitment
+from engine.fairness import commitment, derive_seed
 from protocol.messages import GameOver
 from server.launch import ServerProcess
 from server.store import Store, TableMeta, decode_meta, encode, key
@@ -137,3 +137,23 @@ def as_the_page_has_it(table: str, meta: TableMeta, over: GameOver | None) -> di
         "nonces": meta.nonces,
         "seats": msgspec.to_builtins(meta.seat_infos()),
     }
+
+
+async def test_a_secret_revealed_without_the_nonces_fails_the_check(page: Any) -> None:
+    """A ``game_over`` that reveals the secret but leaves the nonces out (a server hiding what it derived the seed
+    from) made the page's check throw, and no line said the derivation failed; it fails it now."""
+    secret, table = bytes([0x11] * 32), "t4ble"
+    seed = derive_seed(secret, [""])
+    snapshot = {"type": "snapshot", "seq": 3, "status": "playing", "seats": [{"seat": 0}]}
+    script = """async ([snapshot, over]) => {
+        const { TableState } = await import('/static/table_state.js');
+        const { fairnessChecks } = await import('/static/fairness.js');
+        const table = new TableState('t4ble');
+        table.update(snapshot);
+        table.update(over);
+        return fairnessChecks(table);
+    }"""
+    snapshot |= {"commitment": commitment(seed, table), "secret_commitment": commitment(secret, table)}
+    over = {"type": "game_over", "seq": 9, "result": {"seed": seed.hex()}, "secret": secret.hex()}
+    over |= {"commitment": snapshot["commitment"]}
+    assert await page.evaluate(script, [snapshot, over]) == {"seed": True, "secret": True, "derived": False}
