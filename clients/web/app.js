@@ -56,8 +56,8 @@ function forgetSeat(table) {
   sessionStorage.removeItem(`hauntd.seat.${table}`);
 }
 
-/** This tab's part in a table's seed (M30), kept for the tab's life like its seat: the nonce it sends and the
- * secret's commitment the table showed before that nonce first left (``noteFairness``). */
+/** This tab's part in a table's seed (M30), kept for the tab's life like its seat: the nonce it sends, and the
+ * secret's commitment and bot seats the table showed before that nonce first left (``noteFairness``). */
 function fairness(table) {
   return JSON.parse(sessionStorage.getItem(`hauntd.fair.${table}`) || "{}");
 }
@@ -65,10 +65,10 @@ function fairness(table) {
 /** A server that saw a nonce before showing its commitment could pick its secret after it, and one that refused a
  * join to get a fresh nonce on the next try could pick among them: so both are noted once per table, and every
  * join and the end's checks use them. */
-function noteFairness(table, secretCommitment) {
+function noteFairness(table, lobby) {
   const saved = fairness(table);
   if (saved.nonce) return saved;
-  const noted = { nonce: newNonce(), secretCommitment: secretCommitment ?? null };
+  const noted = { nonce: newNonce(), secretCommitment: lobby.secret_commitment ?? null, bots: lobby.seats.map((s) => Boolean(s.bot)) };
   sessionStorage.setItem(`hauntd.fair.${table}`, JSON.stringify(noted));
   return noted;
 }
@@ -284,9 +284,9 @@ async function join(id) {
   try {
     // the table's commitment to its secret is seen (watching it) before this seat's share of the seed leaves
     const lobby = await conn.request({ type: "watch", table: id });
-    const { nonce, secretCommitment } = noteFairness(id, lobby.secret_commitment);
+    const { nonce, secretCommitment, bots } = noteFairness(id, lobby);
     const joined = await conn.request({ type: "join", table: id, name: playerName(), nonce });
-    Object.assign(table, { nonce, secretCommitment });
+    Object.assign(table, { nonce, secretCommitment, bots });
     table.seat = joined.seat;
     table.token = joined.token;
     saveSeat(id, joined.seat, joined.token);

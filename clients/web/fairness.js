@@ -23,9 +23,10 @@ export async function fairnessChecks(table) {
     const secret = isBytes32(table.secret) ? bytes(table.secret) : null;
     checks.secret = Boolean(secret) && (await sha256(secret, id)) === table.secretCommitment;
     const nonces = table.nonces.map((n) => text.encode(n)).flatMap((n) => [length(n), n]);
-    // one nonce a seat, a server-run bot's the empty string: a nonce the server picked could steer the seed
-    const seats = table.seats || [];
-    const onePerSeat = table.nonces.length === seats.length && seats.every((s) => !s.bot || table.nonces[s.seat] === "");
+    // one nonce a seat, a server-run bot's the empty string (the seats as first shown): a nonce the server picked
+    // could steer the seed
+    const bots = table.bots ?? (table.seats || []).map((s) => Boolean(s.bot));
+    const onePerSeat = table.nonces.length === bots.length && bots.every((bot, seat) => !bot || table.nonces[seat] === "");
     checks.derived = checks.secret && onePerSeat && (await sha256(text.encode(SEED_TAG), secret, ...nonces)) === seed;
   }
   return checks;

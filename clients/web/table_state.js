@@ -9,7 +9,7 @@
 const REFRESH_GAP_MS = 80; // at most ~12 snapshot requests a second, well under the server's rate limit
 
 export class TableState {
-  constructor(id, { seat = null, token = null, nonce = null, secretCommitment = null } = {}) {
+  constructor(id, { seat = null, token = null, nonce = null, secretCommitment = null, bots = null } = {}) {
     this.id = id;
     this.seat = seat;
     this.token = token;
@@ -19,6 +19,7 @@ export class TableState {
     this.commitment = null;
     this.secretCommitment = secretCommitment; // the table's secret, committed to from its creation on (M30)
     this.nonce = nonce; // the one this tab sent when it sat down
+    this.bots = bots; // per seat, whether it is a server-run bot's, as first shown: a bot's nonce must be empty
     this.secret = null; // revealed at the end, with every seat's nonce
     this.nonces = null;
     this.checks = null; // what the page could check of them itself (``fairnessChecks``), once the game is over
@@ -82,6 +83,7 @@ export class TableState {
     // the commitments as first shown (M30): the end is checked against them, not against what a later snapshot says
     this.commitment ??= msg.commitment || null;
     this.secretCommitment ??= msg.secret_commitment || null;
+    this.bots ??= msg.seats.map((s) => Boolean(s.bot));
     this.seats = msg.seats;
     if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
     if (msg.seq >= this.seq) {

@@ -157,3 +157,28 @@ async def test_a_secret_revealed_without_the_nonces_fails_the_check(page: Any) -
     over = {"type": "game_over", "seq": 9, "result": {"seed": seed.hex()}, "secret": secret.hex()}
     over |= {"commitment": snapshot["commitment"]}
     assert await page.evaluate(script, [snapshot, over]) == {"seed": True, "secret": True, "derived": False}
+
+
+async def test_a_bot_seat_unmarked_at_the_end_still_adds_no_nonce(page: Any) -> None:
+    """The page judged the bots' nonces by the latest seating: a server that showed its bot as such until the end
+    and then not, with a nonce of its own picking for that seat, passed the check.  The seats are judged as first
+    shown, like the commitments."""
+    secret, table, nonces = bytes([0x11] * 32), "t4ble", ["55", "9f" * 16]
+    seed = derive_seed(secret, nonces)
+    shown = {"commitment": commitment(seed, table), "secret_commitment": commitment(secret, table)}
+    lobby = {"type": "snapshot", "seq": 1, "status": "lobby", "seats": [{"seat": 0, "bot": True}, {"seat": 1}]}
+    later = {"type": "snapshot", "seq": 3, "status": "playing", "seats": [{"seat": 0}, {"seat": 1}], **shown}
+    over = {"type": "game_over", "seq": 9, "result": {"seed": seed.hex()}, "secret": secret.hex(), "nonces": nonces}
+    script = """async (updates) => {
+        const { TableState } = await import('/static/table_state.js');
+        const { fairnessChecks } = await import('/static/fairness.js');
+        const table = new TableState('t4ble');
+        for (const update of updates) table.update(update);
+        return fairnessChecks(table);
+    }"""
+    lobby |= {"secret_commitment": shown["secret_commitment"]}
+    assert await page.evaluate(script, [lobby, later, over | {"commitment": shown["commitment"]}]) == {
+        "seed": True,
+        "secret": True,
+        "derived": False,
+    }
