@@ -6,8 +6,8 @@ Once the game is over its result reveals the shuffle seed; verifying a table the
 * the seed matches the commitment published at the start (SHA-256 of seed and table id);
 * the table's secret matches the commitment published at its creation, and the seed is the one derived from
   that secret and every seat's nonce (``engine.fairness.derive_seed``), one per seat and none for a server-run
-  bot's, so nobody chose it alone (a table made before seeds were derived has no secret: its seed was drawn at
-  the start);
+  bot's (the seats the logged seating shows as bots'), so nobody chose it alone (a table made before seeds were
+  derived has no secret: its seed was drawn at the start);
 * dealing the game again from that seed, with the table's seats and options, and applying every logged action
   in ``seq`` order, by the logged seat, produces exactly the logged events (byte for byte), update after update;
 * the state so reached is exactly the stored final state, and the log has no hole.
@@ -77,7 +77,7 @@ def replay(table: str, record: Record, batches: list[Batch]) -> Verdict:
     if not matches_commitment(result.seed, table, record.meta.commitment):
         problems.append("the revealed seed does not match the commitment published at the start")
         return verdict
-    problem = _seed_inputs_problem(table, record.meta, result.seed)
+    problem = _bots_problem(record.meta, batches) or _seed_inputs_problem(table, record.meta, result.seed)
     if problem is not None:
         problems.append(problem)
         return verdict
@@ -101,6 +101,15 @@ def replay(table: str, record: Record, batches: list[Batch]) -> Verdict:
         if game.encode_state(state) != record.state:
             problems.append("replaying the log does not reach the stored final state")
     return verdict
+
+
+def _bots_problem(meta: TableMeta, batches: list[Batch]) -> str | None:
+    """The seats the logged seating (what every player was shown) gives to server-run bots, against the record's:
+    a bot left out of the record would escape the check that it brought no nonce (M30)."""
+    logged = sorted({info.seat for batch in batches for info in batch.seats or () if info.bot})
+    if logged != sorted(meta.bots):
+        return f"the seating logged shows server-run bots at seats {logged}, the record at {sorted(meta.bots)}"
+    return None
 
 
 def _seed_inputs_problem(table: str, meta: TableMeta, seed_hex: str) -> str | None:

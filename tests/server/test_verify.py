@@ -178,14 +178,16 @@ async def test_a_table_made_before_seeds_were_derived_starts_and_verifies(
     [
         ("past the seats", "the table holds 3 nonces for its 2 seats"),
         ("for its bot", "seat 0, a server-run bot's, brought a nonce to the seed"),
+        ("for its bot, unmarked after", "the seating logged shows server-run bots at seats [0], the record at []"),
     ],
 )
 async def test_a_seed_steered_by_a_nonce_the_server_picked_is_found(
     server: ServerProcess, store_url: str, sync_redis: redis.Redis, steer: str, problem: str
 ) -> None:
     """A cheating server adds a share of the seed of its own, picked after every player's nonce: a nonce past the
-    seats, or one for its bot's seat.  The game is dealt from the seed so derived, so every hash matches and the
-    log replays; only the nonces themselves show that the server could steer the seed (M30)."""
+    seats, or one for its bot's seat (its record then made to say there was no bot).  The game is dealt from the
+    seed so derived, so every hash matches and the log replays; only the nonces themselves, and the seating the
+    players were shown, show that the server could steer the seed (M30)."""
     async with Client(server.url) as creator:
         table = await creator.create("mansion", 2, bots=1)
     meta = decode_meta(sync_redis.hget(key(table), "meta"))
@@ -200,6 +202,9 @@ async def test_a_seed_steered_by_a_nonce_the_server_picked_is_found(
         await play(players)
     finally:
         await close(players)
+    if steer == "for its bot, unmarked after":
+        over = decode_meta(sync_redis.hget(key(table), "meta"))
+        sync_redis.hset(key(table), "meta", encode(msgspec.structs.replace(over, bots={})))
     client = aioredis.Redis.from_url(store_url)
     try:
         verdict = await verify_table(Store(client), table)
