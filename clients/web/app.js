@@ -68,7 +68,8 @@ function fairness(table) {
 function noteFairness(table, lobby) {
   const saved = fairness(table);
   if (saved.nonce) return saved;
-  const noted = { nonce: newNonce(), secretCommitment: lobby.secret_commitment ?? null, bots: lobby.seats.map((s) => Boolean(s.bot)) };
+  const bots = lobby.seats.map((s) => Boolean(s.bot));
+  const noted = { nonce: newNonce(), secretCommitment: lobby.secret_commitment ?? null, bots };
   sessionStorage.setItem(`hauntd.fair.${table}`, JSON.stringify(noted));
   return noted;
 }
