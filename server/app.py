@@ -46,6 +46,7 @@ class Settings:
     burst: int = 100
     max_tables: int = 32
     send_queue: int = 512
+    send_timeout: float = 20.0  # seconds a replay waits for the client to take in what it was sent
     away_grace: float = 2.0
     allowed_origins: tuple[str, ...] = ()  # browser Origins allowed to connect (empty: any)
     max_connections_per_ip: int = 256  # 0: no cap

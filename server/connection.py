@@ -3,7 +3,9 @@
 Frames are read and handled one at a time (a client's commands keep their order).  What is sent is written to
 the socket at once while the socket keeps up; behind a backed-up socket it waits in a bounded queue drained by
 a writer task, and a client that stops reading fills it and is cut off, so a slow reader costs a fixed amount
-of memory.
+of memory.  A replay (``watch``/``resume`` from an old ``last_seq``) is paced instead (``drain``): it sends each
+update once the socket has taken in the one before, so a client reading slowly but steadily gets all of it, and
+one that takes in nothing for ``send_timeout`` seconds is cut off.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class Connection:
         self.greeted = False
         self.dead = False
         self.writing = False  # the writer task holds a frame: later ones must queue behind it
+        self.flushed = asyncio.Event()  # set when the writer finds the queue empty (``drain``)
         self.held: list[bytes] | None = None  # frames held back to go out in one write (``_holding``)
         self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
         self.client = app.guard.client(ws)  # the address its budgets count against (behind a proxy: the client's)
@@ -110,11 +113,39 @@ class Connection:
             try:
                 self.queue.put_nowait(frame)
             except asyncio.QueueFull:
-                self.dead = True
-                self.app.metrics.dropped.inc()
-                self.log.warning("slow_consumer_dropped", queued=self.queue.qsize())
-                self.ws.transport.abort()
+                self._drop("queue_full")
                 return
+
+    def _drop(self, reason: str) -> None:
+        """Cut off a client that is not reading: its queue is full, or a replay waited ``send_timeout`` for it."""
+        self.dead = True
+        self.app.metrics.dropped.inc()
+        self.log.warning("slow_consumer_dropped", reason=reason, queued=self.queue.qsize())
+        self.ws.transport.abort()
+
+    def _open(self) -> bool:
+        return not self.dead and self.ws.protocol.state is State.OPEN
+
+    async def drain(self) -> bool:
+        """Wait until what was sent has gone out to the socket (the queue empty, the socket's buffer back under
+        its low-water mark): a replay sends its next update only then, so however long it is, it holds a page
+        of the log and a socket's buffer, and never fills the queue.  A client that takes in nothing for
+        ``send_timeout`` seconds meanwhile is cut off.  False once the connection is gone."""
+        ws = self.ws
+        if not self.writing and self.queue.empty() and ws.transport.get_write_buffer_size() <= ws.write_limit_high:
+            return self._open()  # (``send`` writes at once: no wait, nor a timer, for a client that keeps up)
+        try:
+            async with asyncio.timeout(self.settings.send_timeout):
+                while self._open() and (self.writing or not self.queue.empty()):
+                    self.flushed.clear()
+                    await self.flushed.wait()
+                if self._open():
+                    await self.ws.drain()
+        except TimeoutError:
+            self._drop("replay_stalled")
+        except OSError:  # the connection was lost while the socket was backed up
+            pass
+        return self._open()
 
     @contextlib.contextmanager
     def _holding(self) -> Iterator[None]:
@@ -142,15 +173,20 @@ class Connection:
 
     async def _write(self) -> None:
         """Drain the queue (only used while the socket is backed up), waiting for the socket each time."""
-        with contextlib.suppress(ConnectionClosed):
-            while True:
-                frame = await self.queue.get()
-                self.writing = True
-                if isinstance(frame, _Close):
-                    await self.ws.close(*frame)
-                    return
-                await self.ws.send(frame, text=True)
-                self.writing = False
+        try:
+            with contextlib.suppress(ConnectionClosed):
+                while True:
+                    frame = await self.queue.get()
+                    self.writing = True
+                    if isinstance(frame, _Close):
+                        await self.ws.close(*frame)
+                        return
+                    await self.ws.send(frame, text=True)
+                    self.writing = False
+                    if self.queue.empty():
+                        self.flushed.set()
+        finally:
+            self.flushed.set()  # (a ``drain`` waiting finds the connection closed)
 
     # -- the connection's life ---------------------------------------------------------------------------
     async def run(self) -> None:

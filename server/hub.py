@@ -43,15 +43,20 @@ from server.store import (
 
 log = structlog.get_logger("hauntd.hub")
 
+_REPLAY_PAGE = 500  # updates a replay reads from the log at a time (as many as one XRANGE of ``Store.batches``)
+
 Audience = int | None  # a seat, or None for spectators
 _T = TypeVar("_T")
 
 
 class Follower(Protocol):
-    """What a hub needs of a connection: a non-blocking send of one encoded text frame, and word that the hub
-    is done with it (the game is over and its ``game_over`` sent, or the table is gone): it stops following."""
+    """What a hub needs of a connection: a non-blocking send of one encoded text frame, a wait until what was
+    sent has gone out (False: the connection is gone), and word that the hub is done with it (the game is over
+    and its ``game_over`` sent, or the table is gone): it stops following."""
 
     def send(self, frame: bytes) -> None: ...
+
+    async def drain(self) -> bool: ...
 
     def done(self, hub: Hub) -> None: ...
 
@@ -171,7 +176,15 @@ class Hub:
         token holds the seat (``_advance``), so a seat given back stops showing its hidden values.
 
         The table is read from the store on the way (an existence check at least): a hub can outlive its table
-        (expired), and a table no longer stored raises ``Missing`` and ends the hub rather than being followed."""
+        (expired), and a table no longer stored raises ``Missing`` and ends the hub rather than being followed.
+
+        The backlog goes out at the client's pace first (``_replay``), without the lock; what is left of it when
+        the lock is taken (what was delivered meanwhile) goes out with the snapshot, before any live update."""
+        if last_seq is not None:
+            replayed = await self._replay(conn, audience, last_seq, holder)
+            if replayed is None:  # the connection is gone
+                return
+            last_seq = replayed
         async with self.lock:
             if self.gone:
                 raise Missing(self.table)
@@ -205,6 +218,29 @@ class Hub:
             if over:  # nothing more will come: the connection need not follow it
                 conn.send(self._game_over_frame())
                 conn.done(self)
+
+    async def _replay(self, conn: Follower, audience: Audience, after: int, holder: str | None) -> int | None:
+        """Send the updates after ``after`` delivered here, read a page at a time, each once ``conn`` has sent
+        the one before (``Follower.drain``): a client on a slow link takes a long replay at its own pace, while
+        the table's other followers and commands go on.  Returns the seq replayed up to (``attach`` sends the
+        rest under the lock), or None once the connection is gone.
+
+        Only while the token holds the seat (checked after every wait: ``attach`` judges it otherwise), and not
+        to a connection already following (its live updates must not come between)."""
+        while (
+            after < self.seq
+            and not self.gone
+            and conn not in self.followers
+            and (audience is None or self._holds(audience, holder))
+        ):
+            for batch in await self._batches(after, min(self.seq, after + _REPLAY_PAGE)):
+                if not await conn.drain():
+                    return None
+                if audience is not None and not self._holds(audience, holder):
+                    break
+                conn.send(self._events_frame(batch, audience, self._full_events(batch)))
+                after = batch.seq
+        return after
 
     def detach(self, conn: Follower) -> None:
         self.followers.pop(conn, None)

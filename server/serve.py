@@ -165,6 +165,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=defaults.send_queue,
         help="frames queued for a client before it is dropped as not reading (default: %(default)s)",
     )
+    parser.add_argument(
+        "--send-timeout",
+        type=cli.bounded(float, 0, above=True),
+        default=defaults.send_timeout,
+        help="seconds a replay (watch or resume from an old last_seq), sent at the client's pace, waits for the "
+        "client to take in what it was sent before it is dropped as not reading (default: %(default)s)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -203,6 +210,7 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
         burst=args.burst,
         max_tables=args.max_tables,
         send_queue=args.send_queue,
+        send_timeout=args.send_timeout,
         away_grace=args.away_grace,
         allowed_origins=tuple(args.allowed_origin),
         max_connections_per_ip=args.max_connections_per_ip,

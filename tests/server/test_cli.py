@@ -141,6 +141,8 @@ def test_a_redis_url_from_the_environment_is_checked_too(
         ("--max-tables", "0"),
         ("--max-frame-bytes", "-1"),
         ("--send-queue", "0"),
+        ("--send-timeout", "0"),
+        ("--send-timeout", "inf"),
         ("--max-connections-per-ip", "-1"),
         ("--tables-per-minute", "-1"),
         ("--idle-timeout", "-5"),

@@ -28,6 +28,9 @@ class Socket:
     def send(self, frame: bytes) -> None:
         self.got.append(codec.decode_server(frame))
 
+    async def drain(self) -> bool:
+        return True
+
     def done(self, hub: Hub) -> None:
         self.got.append(("done", hub.table))
 
@@ -167,3 +170,58 @@ async def test_an_unheld_hub_is_dropped_after_staying_unheld_with_one_timer_howe
     finally:
         await fanout.close()
         await client.aclose()
+
+
+class Paced(Socket):
+    """A follower on a slow link: its ``drain`` waits until the test lets it go on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.link = asyncio.Event()
+
+    async def drain(self) -> bool:
+        await self.link.wait()
+        return True
+
+
+def seqs(follower: Socket) -> list[tuple[str, int]]:
+    return [(type(m).__name__, m.seq) for m in follower.got if isinstance(m, Events | Snapshot)]
+
+
+async def test_a_replay_waits_for_its_follower_without_the_lock_and_takes_in_the_updates_made_meanwhile(
+    store: Store,
+) -> None:
+    """The replay waits for a slow follower's socket outside the hub's lock: the table's other followers and
+    commands go on meanwhile, and the slow one gets the updates made meanwhile once, in order, then live ones."""
+    service, table = await lobby(store, seats=4)
+    hub = Hub(table, await store.load(table), store)
+    for name in "ABC":
+        await service.join(hub, Join(table=table, name=name))
+    slow, other = Paced(), Socket()
+    replay = asyncio.create_task(hub.attach(slow, None, 0, "r"))
+    await asyncio.sleep(0.05)
+    assert slow.got == []  # waiting for its socket before the first update
+    await hub.attach(other, None, None, "o")
+    _, token, _ = await asyncio.wait_for(service.join(hub, Join(table=table, name="D")), 5)
+    await service.leave(hub, token)
+    assert seqs(other) == [("Snapshot", 3), ("Events", 4), ("Events", 5)]
+    slow.link.set()
+    await replay
+    await service.join(hub, Join(table=table, name="E"))
+    expected = [("Events", 1), ("Events", 2), ("Events", 3), ("Events", 4), ("Events", 5), ("Snapshot", 5)]
+    assert seqs(slow) == [*expected, ("Events", 6)]
+
+
+async def test_a_replay_to_a_seat_given_back_meanwhile_stops_and_is_refused(store: Store) -> None:
+    service, table = await lobby(store)
+    hub = Hub(table, await store.load(table), store)
+    _, token, _ = await service.join(hub, Join(table=table, name="A"))
+    await service.join(hub, Join(table=table, name="B"))
+    slow = Paced()
+    replay = asyncio.create_task(hub.attach(slow, 0, 0, "r", token_digest(token)))
+    await asyncio.sleep(0.05)
+    await service.leave(hub, token)
+    slow.link.set()
+    with pytest.raises(ProtocolError, match="holds no seat"):
+        await replay
+    assert slow.got == [] and slow not in hub.followers
