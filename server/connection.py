@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,7 @@ class Connection:
         self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
         self.client = app.guard.client(ws)  # the address its budgets count against (behind a proxy: the client's)
         self.log = log.bind(peer=_peer(ws, self.client))
+        _hold_little_unsent(ws)
 
     # -- sending -----------------------------------------------------------------------------------------
     def send(self, frame: bytes) -> None:
@@ -413,6 +415,18 @@ async def _seat(hub: Hub, token: str) -> int:
         return seat_of(hub.latest.meta, token)
     except ProtocolError:
         return seat_of((await hub.refresh()).meta, token)
+
+
+_UNSENT = 16 * 1024  # bytes the kernel holds for a socket beyond what is in flight (``TCP_NOTSENT_LOWAT``)
+
+
+def _hold_little_unsent(ws: ServerConnection) -> None:
+    """Have the kernel take no more than ``_UNSENT`` bytes not yet sent (Linux grows a socket's send buffer to
+    megabytes): what waits for a slow client waits here, where ``drain`` and the queue see it, and a keepalive
+    ping queued behind a replay does not wait behind megabytes (20 s without its pong and the client is cut)."""
+    sock = ws.transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NOTSENT_LOWAT, _UNSENT)
 
 
 def _peer(ws: ServerConnection, client: str | None) -> str:

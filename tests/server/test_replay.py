@@ -87,14 +87,15 @@ class Table:
 
 class SlowReader:
     """A WebSocket client on a raw socket that reads ``chunk`` bytes every ``pause`` seconds (blocking: run it in
-    a thread), keeping every text message it receives."""
+    a thread), keeping every text message it receives, and how many bytes it had read when (``reads``)."""
 
-    def __init__(self, url: str, chunk: int = 2048, pause: float = 0.002) -> None:
+    def __init__(self, url: str, chunk: int = 2048, pause: float = 0.002, mss: int | None = 1448) -> None:
         self.chunk, self.pause = chunk, pause
         self.protocol = ClientProtocol(parse_uri(url), max_size=None)
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1448)
+        if mss is not None:
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, mss)
         self.sock.connect(_address(url))
         self.sock.settimeout(30)
         self.protocol.send_request(self.protocol.connect())
@@ -103,6 +104,8 @@ class SlowReader:
             self.protocol.receive_data(self.sock.recv(1))
             self.protocol.events_received()
         self.got: list[dict[str, Any]] = []
+        self.arrived: list[int] = []  # bytes read when each message of ``got`` was in
+        self.reads: list[tuple[float, int]] = []  # (wall-clock time, bytes read by then)
         self.closed = False
 
     def send(self, **msg: Any) -> None:
@@ -114,9 +117,11 @@ class SlowReader:
             if data:
                 self.sock.sendall(data)
 
-    def read(self, *, messages: int = 10**9, over: int = 10**9) -> None:
-        """Read slowly until that many ``messages`` are in, or games ``over``, or the server closes."""
-        while len(self.got) < messages and sum(m["type"] == "game_over" for m in self.got) < over:
+    def read(self, *, messages: int = 10**9, over: int = 10**9, until: str = "") -> None:
+        """Read slowly until that many ``messages`` are in, or games ``over``, or a message of type ``until``, or
+        the server closes."""
+        total = 0
+        while len(self.got) < messages and [m["type"] for m in self.got[-1:]] != [until] and over > 0:
             try:
                 data = self.sock.recv(self.chunk)
             except ConnectionResetError:
@@ -124,10 +129,14 @@ class SlowReader:
             if not data:
                 self.closed = True
                 return
+            total += len(data)
+            self.reads.append((time.time(), total))
             self.protocol.receive_data(data)
             for event in self.protocol.events_received():
                 if getattr(event, "opcode", None) is Opcode.TEXT:
                     self.got.append(json.loads(event.data))
+                    self.arrived.append(total)
+                    over -= self.got[-1]["type"] == "game_over"
             self._flush()  # (pongs)
             time.sleep(self.pause)
 
@@ -223,3 +232,27 @@ async def test_updates_made_during_slow_replays_follow_them_once_and_in_order(
         for reader in readers:
             reader.close()
     assert not dropped(server)
+
+
+async def test_what_follows_a_replay_waits_behind_little_of_it(start_server: ServerFactory, store: Store) -> None:
+    """The kernel is let hold little of a replay not yet sent (``TCP_NOTSENT_LOWAT``).  Over loopback it grew the
+    socket's send buffer to megabytes and took in a whole replay at once, so what was sent after it (a reply, a
+    keepalive ping) waited until the client had read all of it: a reader at 20 KB/s got all of a 1 MB replay and
+    was then cut off for not answering the ping in 20 s (``keepalive ping timeout``)."""
+    server = start_server()
+    tables = [await Table.started(store) for _ in range(3)]
+    for table in tables:
+        await table.play()
+    reader = SlowReader(server.url, chunk=1024, mss=None)  # loopback's own segments: its megabytes of buffer
+    try:
+        reader.send(type="hello", version=1)
+        for table in tables:
+            reader.send(type="watch", table=table.hub.table, last_seq=0)
+        reader.send(type="ping", ref="p")  # answered once the replays are sent: it goes out behind them
+        await asyncio.to_thread(reader.read, until="pong")
+        pong = reader.got[-1]
+        assert pong["type"] == "pong" and [m["type"] for m in reader.got].count("game_over") == len(tables)
+        read_then = max((total for at, total in reader.reads if at <= pong["time"]), default=0)
+        assert reader.arrived[-1] - read_then < 128 * 1024  # (it was the whole replay, 300 KB and more)
+    finally:
+        reader.close()
