@@ -1,6 +1,6 @@
 """A long replay (``watch`` from seq 0) to a client on a slow link, over real sockets: it arrives whole and in
-order at the client's pace, live updates follow it without a gap or a repeat, and a client that stops reading
-during it is still cut off.
+order at the client's pace, live updates follow it without a gap or a repeat, what is sent after it does not
+wait behind all of it, and a client that stops reading during it is still cut off.
 
 The reader is a raw TCP socket with a small receive buffer that takes in a little at a time.  It also sets the
 segment size of a real path (``TCP_MAXSEG``): over loopback's 64 KiB segments the server's kernel grows the
@@ -179,6 +179,8 @@ async def test_a_slow_reader_gets_a_long_replay_whole_and_in_order(start_server:
 
 
 async def test_a_reader_that_stops_during_a_replay_is_cut_off(start_server: ServerFactory, store: Store) -> None:
+    """The replay waits for the socket rather than filling the queue: a client that takes in nothing for
+    ``--send-timeout`` seconds meanwhile is cut off all the same."""
     server = start_server("--send-timeout", "2")
     tables = [await Table.started(store) for _ in range(4)]
     for table in tables:
