@@ -13,7 +13,8 @@ when given several), resumes every seat it holds and every table it watches from
 it delivered (again, while the server answers that it cannot now), and re-sends unanswered commands with their
 original ids (the server applies a command at most once: actions, creates and starts carry a ``cmd``, a join
 carries the client's own seat token).  A command the server could not handle for a passing reason
-(``internal``: its store was unreachable; ``busy``) is sent again with the same id.
+(``internal``: its store was unreachable; ``busy``) is sent again with the same id.  A watch or resume waits
+for its snapshot as long as updates keep coming (a long replay comes at the pace the client reads).
 Code that only watches most updates can take them in as they arrive (``intercept``), without a task switch
 for each.
 When the server closes idle connections (``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever
@@ -174,6 +175,7 @@ class Client:
         self._failure: BaseException | None = None  # what the server sent that this client cannot read
         # ref → the reply's future, the request (sent again after a reconnect), when it times out (loop time)
         self._pending: dict[str, tuple[asyncio.Future[Any], ClientMessage, float]] = {}
+        self._replays: set[str] = set()  # refs of the pending watches and resumes: their replays may be long
         self._timer: asyncio.TimerHandle | None = None  # one for every pending request: the earliest deadline
         self._timer_at = math.inf
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -300,6 +302,8 @@ class Client:
         future: asyncio.Future[Any] = loop.create_future()
         deadline = loop.time() + (timeout or self.request_timeout)
         self._pending[ref] = (future, msg, deadline)
+        if isinstance(msg, Watch | Resume):
+            self._replays.add(ref)
         if deadline < self._timer_at:
             self._set_timer(deadline)
         try:
@@ -307,6 +311,7 @@ class Client:
             return await future
         finally:
             self._pending.pop(ref, None)
+            self._replays.discard(ref)
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         """The loop this client runs in, looked up once (every lookup asks the system for the pid)."""
@@ -321,6 +326,15 @@ class Client:
             self._timer.cancel()
         self._timer_at = deadline
         self._timer = self._running_loop().call_at(deadline, self._expire)
+
+    def _replaying(self) -> None:
+        """An update came: the pending watches and resumes get ``request_timeout`` from now.  Their replies end
+        replays that the server sends at the pace this client reads (behind one another, in the order asked), so
+        they fail when updates stop coming, not when one is longer than ``request_timeout``."""
+        deadline = self._running_loop().time() + self.request_timeout
+        for ref in self._replays:
+            future, msg, _ = self._pending[ref]
+            self._pending[ref] = (future, msg, deadline)
 
     def _expire(self) -> None:
         """Fail the pending requests past their deadline with ``TimeoutError``; the timer waits for the next."""
@@ -617,6 +631,8 @@ class Client:
             future = self._pending[ref][0]
             if not future.done():
                 future.set_result(msg)
+        if isinstance(msg, Events) and self._replays:
+            self._replaying()
         if isinstance(msg, TABLE_UPDATES) and msg.table not in self.last_seq:
             return  # a table this client does not follow (any more)
         if isinstance(msg, Events):

@@ -24,7 +24,8 @@ from websockets.frames import Opcode
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from protocol.messages import Act, Create, Join
+from clients.sdk import Client
+from protocol.messages import Act, Create, Events, GameOver, Join, ServerMsg
 from server.hub import Hub
 from server.launch import ServerProcess
 from server.metrics import Metrics
@@ -258,3 +259,26 @@ async def test_what_follows_a_replay_waits_behind_little_of_it(start_server: Ser
         assert reader.arrived[-1] - read_then < 128 * 1024  # (it was the whole replay, 300 KB and more)
     finally:
         reader.close()
+
+
+async def test_the_sdk_waits_for_a_replay_as_long_as_it_comes(start_server: ServerFactory, store: Store) -> None:
+    """A player resuming a long game on a new device (``Client.resume``, from seq 0), reading at its own pace:
+    the SDK waits for the snapshot that ends the replay as long as the updates keep coming, not
+    ``request_timeout`` in all (the resume failed with ``TimeoutError``, and a reconnect asked for it again)."""
+    server = start_server()
+    table = await Table.started(store)
+    final = await table.play()
+    client = Client(server.url, max_queue=(16, 4), request_timeout=1.0)
+    await client.connect()
+    try:
+        resuming = asyncio.create_task(client.resume(table.hub.table, table.tokens[0]))
+        got: list[ServerMsg] = []
+        while not got or not isinstance(got[-1], GameOver):
+            got.append(await client.recv(timeout=5))
+            await asyncio.sleep(0.003)  # (a replay of 400 updates and more: over a second)
+        snapshot = await resuming
+        assert snapshot.seq == final and snapshot.seat == 0
+        assert [m.seq for m in got if isinstance(m, Events)] == list(range(1, final + 1))
+        assert client.repeats == 0 and client.gaps == 0
+    finally:
+        await client.close()
