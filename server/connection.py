@@ -147,6 +147,8 @@ class Connection:
             self._drop("replay_stalled")
         except OSError:  # the connection was lost while the socket was backed up
             pass
+        else:  # the client reads: not idle, though its messages wait unread until the replay is sent
+            self.seen = time.monotonic()
         return self._open()
 
     @contextlib.contextmanager

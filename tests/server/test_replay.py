@@ -203,6 +203,26 @@ async def test_a_reader_that_stops_during_a_replay_is_cut_off(start_server: Serv
         reader.close()
 
 
+async def test_a_reader_taking_in_a_replay_longer_than_the_idle_timeout_is_not_idle(
+    start_server: ServerFactory, store: Store
+) -> None:
+    """The connection's messages wait unread while its replay is sent (its commands keep their order), so a
+    client reading a replay longer than ``--idle-timeout`` was closed as idle (4408) in the middle of it."""
+    server = start_server("--idle-timeout", "1")
+    tables = [await Table.started(store) for _ in range(4)]
+    for table in tables:
+        await table.play()
+    reader = SlowReader(server.url, chunk=256)  # (some 100 KB/s: 4 s and more)
+    try:
+        reader.send(type="hello", version=1)
+        for table in tables:
+            reader.send(type="watch", table=table.hub.table, last_seq=0)
+        await asyncio.to_thread(reader.read, over=len(tables))
+        assert not reader.closed
+    finally:
+        reader.close()
+
+
 async def test_updates_made_during_slow_replays_follow_them_once_and_in_order(
     start_server: ServerFactory, store: Store
 ) -> None:
