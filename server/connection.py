@@ -131,8 +131,9 @@ class Connection:
     async def drain(self) -> bool:
         """Wait until what was sent has gone out to the socket (the queue empty, the socket's buffer back under
         its low-water mark): a replay sends its next update only then, so however long it is, it holds a page
-        of the log and a socket's buffer, and never fills the queue.  A client that takes in nothing for
-        ``send_timeout`` seconds meanwhile is cut off.  False once the connection is gone."""
+        of the log and a socket's buffer, and never fills the queue.  A client that does not take in that buffer
+        (24 KiB) within ``send_timeout`` seconds (it reads nothing, or under about 1 KB/s) is cut off.  False once
+        the connection is gone."""
         ws = self.ws
         if not self.writing and self.queue.empty() and ws.transport.get_write_buffer_size() <= ws.write_limit_high:
             return self._open()  # (``send`` writes at once: no wait, nor a timer, for a client that keeps up)
