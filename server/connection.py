@@ -421,6 +421,7 @@ async def _seat(hub: Hub, token: str) -> int:
 
 
 _UNSENT = 16 * 1024  # bytes the kernel holds for a socket beyond what is in flight (``TCP_NOTSENT_LOWAT``)
+_NOTSENT_LOWAT: int | None = getattr(socket, "TCP_NOTSENT_LOWAT", None)  # (Linux, macOS: not every platform)
 
 
 def _hold_little_unsent(ws: ServerConnection) -> None:
@@ -428,8 +429,8 @@ def _hold_little_unsent(ws: ServerConnection) -> None:
     megabytes): what waits for a slow client waits here, where ``drain`` and the queue see it, and a keepalive
     ping queued behind a replay does not wait behind megabytes (20 s without its pong and the client is cut)."""
     sock = ws.transport.get_extra_info("socket")
-    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NOTSENT_LOWAT, _UNSENT)
+    if _NOTSENT_LOWAT is not None and sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, _NOTSENT_LOWAT, _UNSENT)
 
 
 def _peer(ws: ServerConnection, client: str | None) -> str:

@@ -530,7 +530,8 @@ async def test_http(hauntd: ServerProcess) -> None:
     assert len(mansion["rooms"]) == 7 and mansion["sections"] == 6 and mansion["dial_max"] == 3
     assert len(mansion["ghosts"]) == 18 and len(mansion["events"]) == 14
     assert all(set(g) == {"name", "icon", "copies", "steps"} for g in mansion["ghosts"])
-    assert all(e["direction"] in ("cw", "ccw", "either") for e in mansion["events"])
+    assert all(e["direction"] in ("cw", "ccw", "either") for e in mansion["events"] if e["steps"])
+    assert [e["name"] for e in mansion["events"] if e["direction"] is None] == ["final_round"]  # M12: no move
     spook = http_get(f"{hauntd.http}/games/spook.json").json()
     assert len(spook["cards"]) == 47 and spook["queen"] == "QS"
     gah = http_get(f"{hauntd.http}/games/ghost-at-home.json").json()
