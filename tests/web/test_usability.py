@@ -4,15 +4,20 @@ connection, the end of a game, the keyboard, a phone, and SVG labels that outgro
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import signal
 from collections.abc import AsyncIterator
 from typing import Any
 
+import msgspec
 import pytest
 
 from clients.sdk import Client
+from engine.contract import Prompt
 from engine.fairness import commitment, derive_seed
+from engine.mansion import GAME as MANSION
+from engine.mansion.cards import KINDS as MANSION_KINDS
 from server.launch import ServerProcess
 from tests.web.conftest import _unexpected, screenshot
 from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
@@ -351,6 +356,69 @@ async def test_a_phone_taps_each_card_of_a_full_room(phone: Any, kinds: int) -> 
         inside = place[0] <= face[0] and place[1] <= face[1] and face[2] <= place[2] and face[3] <= place[3]
         assert inside, (place, face)  # the card drawn inside its place
         assert not [other for other, _ in places[:i] if overlap(place, other)], place
+
+
+def crowded_room_turn(kinds: int) -> dict[str, Any]:
+    """A snapshot of Call of the Spirits at seat 0's turn, standing in a room of ``kinds`` kinds of Ghost cards (one
+    or two of each), made by the engine itself: its view, prompts and legal actions as the wire carries them."""
+    state = MANSION.setup(2, bytes(32), MANSION.default_options(), "t4ble")
+    while (prompts := MANSION.prompts(state)) and prompts.get(0, Prompt("")).kind != "turn":
+        seat = next(iter(prompts))  # the first round's event direction, and the like
+        MANSION.apply(state, seat, MANSION.legal_actions(state, seat)[0])
+    state.pos[0] = 0  # hallway section A: the room it faces
+    state.rooms[state.rotation % 7] = [kind for kind in range(kinds) for _ in range(1 + kind % 2)]
+    wire = msgspec.json.decode(msgspec.json.encode([MANSION.view(state, 0), MANSION.legal_actions(state, 0)]))
+    seats = [{"seat": 0, "name": "Ada"}, {"seat": 1, "name": "Bob"}]
+    return {
+        "type": "snapshot",
+        "table": "t4ble",
+        "game": "mansion",
+        "seq": 5,
+        "status": "playing",
+        "seats": seats,
+        "seat": 0,
+        "view": wire[0],
+        "prompts": [{"seat": 0, "kind": "turn"}],
+        "legal": wire[1],
+    }
+
+
+# The table screen drawn by the page's own code from ``snapshot``, in a box of its own on top of the page (the page's
+# lobby goes on underneath): the sizes of [the board's targets, the crowded room's card buttons] in CSS px
+DRAW_TABLE = """async (snapshot) => {
+    const { rendererFor } = await import('/static/games/index.js');
+    const { renderTable } = await import('/static/table.js');
+    const { TableState } = await import('/static/table_state.js');
+    const { fitTexts } = await import('/static/dom.js');
+    const table = new TableState(snapshot.table, { seat: 0, token: 'k' });
+    table.update(snapshot);
+    const box = document.createElement('main');
+    box.style.cssText = 'position: absolute; inset: 0 0 auto 0; z-index: 9; background: #100d18';
+    box.append(renderTable(await rendererFor(snapshot.game), table, {}));
+    document.body.append(box);
+    fitTexts(box);
+    const size = (e) => { const b = e.getBoundingClientRect(); return [b.width, b.height, e.dataset.action]; };
+    return [[...box.querySelectorAll('.board [data-action]')].map(size),
+            [...box.querySelectorAll('#room-cards [data-action]')].map(size)];
+}"""
+
+
+@pytest.mark.parametrize("kinds", [9, 12])
+async def test_a_phone_collects_in_a_crowded_room(phone: Any, kinds: int) -> None:
+    """Call of the Spirits at 375×667 in one's own room of more than 8 kinds of Ghost cards (a room fills up when
+    nobody collects there): the board had no cell for each, drew them 12 × 15 px and offered them to tap side by
+    side.  Now the cards are collected from a list beside the board, one button per kind at least 44 px tall
+    with its name, and the board offers nothing smaller than a finger."""
+    board, listed = await phone.evaluate(DRAW_TABLE, crowded_room_turn(kinds))
+    await screenshot(phone, f"phone-mansion-crowded-room-{kinds}")
+    assert not [target for target in board if min(target[:2]) < 24], board
+    assert not [target for target in board if '"collect"' in target[2]], board
+    cards = sorted(json.loads(action)["card"] for _, _, action in listed)
+    assert cards == sorted(kind.name for kind in MANSION_KINDS[:kinds])
+    assert all(width >= 120 and height >= 44 for width, height, _ in listed), listed
+    assert await phone.evaluate(OVERFLOW) <= 0
+    await phone.locator("#room-cards").scroll_into_view_if_needed()
+    await screenshot(phone, f"phone-mansion-crowded-room-{kinds}-list")
 
 
 async def test_a_phone_rolls_the_die_it_sees(phone: Any) -> None:

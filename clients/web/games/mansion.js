@@ -17,6 +17,7 @@ const R_HALL_OUT = 214;
 const R_TILE = 366;
 const TILE_W = 260; // 4 of the own room's cells across are 24 px wide on a 375 px phone
 const TILE_H = 160;
+const OWN_ROOM_CELLS = 8; // the cells of one's own room's tile, each a card's place to tap (cardPlaces)
 
 /** How each kind of Ghost card looks: a glyph and a colour. */
 const CARD_LOOK = {
@@ -160,13 +161,24 @@ function cardGrid(slots) {
   return slots <= large.perRow * large.rows ? large : fit(24); // 7 × 3
 }
 
+/** The places a room's tile draws: one per kind of Ghost card lying there, and the ghosts' when they are there. */
+function slotsOf(v, room) {
+  return grouped(v.rooms[room]).length + (v.ghosts === room ? 1 : 0);
+}
+
+/** Whether one's own room has a cell on the board for each of its ``slots`` (``slotsOf``): up to 4 × 2.  A room more
+ * crowded has its cards drawn as small as the other rooms', too small for a finger: they are collected in the list
+ * of ``roomCardsPanel`` instead. */
+function roomy(slots) {
+  return slots <= OWN_ROOM_CELLS;
+}
+
 /** Where a room tile's ``count`` cards go, ``slots`` places in all: each card's {x, y, w} and, in the player's own
  * room, its ``cell``.  One's own room is where cards are collected: its cards share the whole tile in up to 4 × 2
  * cells (the top row's over the room's name), each card's hit area, drawn as large as the cell allows.  On a 375 px
- * phone a cell is 24 × 24 px or more (a finger's target) where a card of the other rooms is 12 × 17 px; a room of
- * more than 8 kinds (rare) has its cards as small as the other rooms'. */
+ * phone a cell is 24 × 24 px or more (a finger's target) where a card of the other rooms is 12 × 17 px. */
 function cardPlaces(x, y, count, slots, mine) {
-  if (!mine || slots > 8) {
+  if (!mine || !roomy(slots)) {
     const { w, perRow } = cardGrid(slots);
     return Array.from({ length: count }, (_, i) => ({ x: x + 12 + (i % perRow) * (w + 5), y: y + 42 + Math.floor(i / perRow) * (w * 1.38 + 5), w }));
   }
@@ -198,10 +210,11 @@ function roomTile(ctx, room) {
   );
   if (here) tile.append(ghostShape(ctx, x + TILE_W - 30, y + TILE_H - 26, 1.35));
   const kinds = grouped(v.rooms[room]);
-  const places = cardPlaces(x, y, kinds.length, kinds.length + (here ? 1 : 0), mine); // the ghosts: the bottom-right slot
+  const slots = slotsOf(v, room); // the ghosts: the bottom-right slot
+  const places = cardPlaces(x, y, kinds.length, slots, mine);
   kinds.forEach(([card, count], i) => {
     const { x: cardX, y: cardY, w, cell } = places[i];
-    const collect = mine && find(ctx, "collect", (a) => a.card === card);
+    const collect = mine && roomy(slots) && find(ctx, "collect", (a) => a.card === card);
     const el = svgCard(ctx, card, count, cardX, cardY, w, collect ? cell : null);
     if (collect) choice(el, collect, label(ctx, collect));
     tile.append(el);
@@ -445,6 +458,34 @@ function duelPanel(ctx) {
   );
 }
 
+/** One's own room when it has more kinds of cards (and the ghosts) than cells on the board (``roomy``), else null. */
+function crowdedRoom(ctx) {
+  const v = ctx.view;
+  const room = ctx.me === null ? SEANCE : v.seat_rooms[ctx.me];
+  if (room === SEANCE || roomy(slotsOf(v, room))) return null;
+  return room;
+}
+
+/** The cards to collect in one's own room when the board has no cell for each (``roomy``): a list of buttons as
+ * large as a finger, each card's look, name and count (M16). */
+function roomCardsPanel(ctx) {
+  const room = crowdedRoom(ctx);
+  if (room === null) return null;
+  const buttons = grouped(ctx.view.rooms[room]).flatMap(([card, count]) => {
+    const collect = find(ctx, "collect", (a) => a.card === card);
+    if (!collect) return [];
+    const text = label(ctx, collect);
+    return [choice(h("button", { class: "room-card", "aria-label": text }, htmlCard(ctx, card, 1), h("span", { class: "name" }, cardName(ctx, card), count > 1 ? h("span", { class: "count" }, ` ×${count}`) : null)), collect, text)];
+  });
+  if (!buttons.length) return null;
+  return h(
+    "section",
+    { class: "panel room-cards", id: "room-cards" },
+    h("div", { class: "panel-kicker" }, ctx.t("mansion.room_cards", { room: roomName(ctx, room) })),
+    h("div", { class: "room-card-list" }, buttons),
+  );
+}
+
 function handPanel(ctx) {
   const v = ctx.view;
   if (ctx.me === null) return null;
@@ -465,7 +506,7 @@ function handPanel(ctx) {
 }
 
 function panels(ctx) {
-  return [duelPanel(ctx), eventPanel(ctx), handPanel(ctx)].filter(Boolean);
+  return [duelPanel(ctx), roomCardsPanel(ctx), eventPanel(ctx), handPanel(ctx)].filter(Boolean);
 }
 
 function seat(ctx, seatIndex) {
@@ -513,7 +554,7 @@ function prompt(ctx) {
 function help(ctx) {
   const mine = ctx.table.prompts.find((p) => p.seat === ctx.me);
   if (!mine) return null;
-  if (mine.kind === "turn") return ctx.t("mansion.help.turn");
+  if (mine.kind === "turn") return ctx.t(crowdedRoom(ctx) === null ? "mansion.help.turn" : "mansion.help.turn_crowded");
   if (mine.kind === "grim_grinning" || mine.kind === "candlelight") return ctx.t("mansion.help.discard");
   return null;
 }

@@ -190,6 +190,7 @@ export default {
   "mansion.haunt_count": "{count} Haunt cards",
   "mansion.haunt_count_one": "{count} Haunt card",
   "mansion.your_haunt": "Your Haunt cards · total {total}",
+  "mansion.room_cards": "Cards to collect in the {room}",
   "mansion.no_haunt": "No Haunt cards: lucky you.",
   "mansion.collection_empty": "no ghosts yet",
   "mansion.in_room": "in the {room}",
@@ -223,6 +224,7 @@ export default {
   "mansion.prompt.other.grim_grinning": "{name} may discard a Haunt card.",
   "mansion.prompt.other.candlelight": "{name} may discard a Haunt card.",
   "mansion.help.turn": "Click a hallway section or room to move, the Séance Room to go back, a card in your room to collect it, a card in a player's collection to duel for it.",
+  "mansion.help.turn_crowded": "Click a hallway section or room to move, the Séance Room to go back, a card in the list of your room's cards below to collect it, a card in a player's collection to duel for it.",
   "mansion.help.discard": "Or click one of your Haunt cards to discard it.",
 
   "mansion.act.move": "Move to the {room}",

@@ -190,6 +190,7 @@ export default {
   "mansion.haunt_count": "{count} cartes Hantise",
   "mansion.haunt_count_one": "{count} carte Hantise",
   "mansion.your_haunt": "Vos cartes Hantise · total {total}",
+  "mansion.room_cards": "Cartes à prendre · {room}",
   "mansion.no_haunt": "Aucune carte Hantise : quelle chance.",
   "mansion.collection_empty": "aucun fantôme pour l'instant",
   "mansion.in_room": "pièce : {room}",
@@ -223,6 +224,7 @@ export default {
   "mansion.prompt.other.grim_grinning": "{name} peut défausser une carte Hantise.",
   "mansion.prompt.other.candlelight": "{name} peut défausser une carte Hantise.",
   "mansion.help.turn": "Cliquez une section du couloir ou une pièce pour vous déplacer, la salle de spiritisme pour y revenir, une carte de votre pièce pour la prendre, une carte de la collection d'un joueur pour la lui disputer en duel.",
+  "mansion.help.turn_crowded": "Cliquez une section du couloir ou une pièce pour vous déplacer, la salle de spiritisme pour y revenir, une carte de la liste des cartes de votre pièce, plus bas, pour la prendre, une carte de la collection d'un joueur pour la lui disputer en duel.",
   "mansion.help.discard": "Ou cliquez une de vos cartes Hantise pour la défausser.",
 
   "mansion.act.move": "Aller : {room}",
