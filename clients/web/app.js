@@ -340,6 +340,13 @@ const lobbyHandlers = {
 
 const tableHandlers = {
   redraw: render,
+  name: lobbyHandlers.name,
+  get playerName() {
+    return state.name;
+  },
+  join() {
+    join(state.table.id);
+  },
   async start() {
     const table = state.table;
     table.error = null;

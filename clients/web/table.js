@@ -30,9 +30,21 @@ function labelOf(renderer, ctx, action) {
   return renderer.label(ctx, action) ?? generic.label(ctx, action);
 }
 
+/** A visitor's way to a free seat from the seating itself (a friend who opened the table's link): their name, and
+ * "Join" (the lobby's join, with the name the lobby keeps). */
+function joinHere(table, handlers) {
+  return h(
+    "form",
+    { class: "inline join-here", onsubmit: (event) => (event.preventDefault(), handlers.join()) },
+    h("input", { type: "text", id: "seat-name", maxlength: "32", placeholder: t("lobby.name"), "aria-label": t("lobby.name"), value: handlers.playerName, oninput: (e) => handlers.name(e.target.value) }),
+    h("button", { class: "primary", type: "submit", id: "join-here", disabled: table.offline }, t("table.join_here")),
+  );
+}
+
 function seatingCard(table, handlers) {
   const taken = table.seats.filter((seat) => seat.name).length;
   const full = taken === table.seats.length && table.seats.length > 0;
+  const visitor = !table.seated && table.status === "lobby" && table.seats.length > 0;
   return h(
     "section",
     { class: "panel seating" },
@@ -53,6 +65,8 @@ function seatingCard(table, handlers) {
         ),
       ),
     ),
+    visitor && !full ? joinHere(table, handlers) : null,
+    visitor && full ? h("p", { class: "muted", id: "watching-note" }, t("table.full_watching")) : null,
     h("p", { class: "muted" }, t("table.share", { id: table.id })),
     table.secretCommitment ? h("p", { class: "muted commitment" }, t("log.secret_commitment", { commitment: table.secretCommitment })) : null,
     table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,

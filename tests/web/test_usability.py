@@ -603,6 +603,45 @@ async def test_the_way_back_to_a_game_under_way(page: Any) -> None:
     await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
 
 
+async def test_a_friend_joins_from_the_tables_link(page: Any) -> None:
+    """A friend who opens the table's link (``#/table/<id>``) while a seat is free is offered that seat there, with
+    a field for their name: they had only the seating to look at, and the way to a seat was back in the lobby,
+    typing the id.  Once the table is full a visitor is told they are watching (a "Join" whose seat was just taken
+    left them watching without a word), and the friend who joined plays their seat."""
+    table = await create_table(page, seats=2)
+    link = f"{page.url.split('#')[0]}#/table/{table}"
+    errors: list[str] = []
+    friend, visitor = await page.context.browser.new_page(), await page.context.browser.new_page()
+    for tab in (friend, visitor):
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.on("console", lambda msg: errors.append(msg.text) if _unexpected(msg) else None)
+    try:
+        await friend.goto(link)
+        await friend.fill("#seat-name", "Bob")
+        await friend.click("#join-here")
+        await friend.wait_for_selector(".seat-list li:has(.badge.you):has-text('Bob')", timeout=5000)
+        await visitor.goto(link)
+        await visitor.wait_for_selector("#watching-note", timeout=5000)
+        assert not await visitor.locator("#join-here").count()
+        await page.click("#start:not([disabled])")
+        played = [0, 0]
+        for _ in range(100):  # each seat plays the first choice it is offered, until the friend has played
+            for i, tab in enumerate((page, friend)):
+                if await tab.locator(CHOICES).count():
+                    acts = await tab.get_attribute("body", "data-acts")
+                    await tab.locator(CHOICES).first.click()
+                    await tab.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+                    played[i] += 1
+            if played[1]:
+                break
+            await page.wait_for_timeout(50)
+        assert played[1], played
+    finally:
+        await friend.close()
+        await visitor.close()
+    assert not errors, errors
+
+
 async def test_the_seating_card_tells_why_the_game_did_not_start(page: Any) -> None:
     """Before the start, a refused request (here "start" with a seat still free, as when another player leaves
     just before the click) is said on the seating card, where it was not shown at all."""

@@ -44,7 +44,9 @@ export default {
 
   "table.title": "Table {id}",
   "table.game_lobby": "Seats taken: {taken} of {seats}.",
-  "table.share": "Friends can join from the lobby with the id {id}.",
+  "table.share": "Friends can join with this page's link, or from the lobby with the id {id}.",
+  "table.join_here": "Join",
+  "table.full_watching": "Every seat is taken: you are watching this table.",
   "table.start": "Start the game",
   "table.leave": "Leave the table",
   "table.back": "Back to the lobby",

@@ -44,7 +44,9 @@ export default {
 
   "table.title": "Table {id}",
   "table.game_lobby": "Places prises : {taken} sur {seats}.",
-  "table.share": "Vos amis peuvent rejoindre depuis l'accueil avec l'identifiant {id}.",
+  "table.share": "Vos amis peuvent rejoindre avec le lien de cette page, ou depuis l'accueil avec l'identifiant {id}.",
+  "table.join_here": "Rejoindre",
+  "table.full_watching": "Toutes les places sont prises : vous regardez cette table.",
   "table.start": "Lancer la partie",
   "table.leave": "Quitter la table",
   "table.back": "Retour à l'accueil",
