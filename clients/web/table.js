@@ -6,6 +6,32 @@ import generic from "./games/generic.js";
 import { gameTitle, t } from "./i18n.js";
 
 export const SEAT_COLOURS = ["#e0524d", "#3b82d6", "#e9b52c", "#8f5bd9", "#3ea86f", "#9aa3ad"];
+const INKS = ["#ffffff", "#1b1326"];
+
+/** The relative luminance of a ``#rrggbb`` colour (WCAG 2). */
+function luminance(colour) {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** The ink that reads best on ``colour``, white or dark: a seat's number on its yellow, green or grey swatch was
+ * white at a contrast of 1.9 to 3. */
+function inkOn(colour) {
+  const contrast = (ink) => (Math.max(luminance(ink), luminance(colour)) + 0.05) / (Math.min(luminance(ink), luminance(colour)) + 0.05);
+  return INKS.reduce((best, ink) => (contrast(ink) > contrast(best) ? ink : best));
+}
+
+/** A seat's colour and the ink of its number on it. */
+export function seatColours(seat) {
+  const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+  return { colour, ink: inkOn(colour) };
+}
+
+/** A seat's round swatch with its number (``small``: the lesser size). */
+export function swatch(seat, small = false) {
+  const { colour, ink } = seatColours(seat);
+  return h("span", { class: `swatch${small ? " small" : ""}`, style: { background: colour, color: ink } }, String(seat + 1));
+}
 
 export function makeContext(table, catalog, handlers = {}) {
   const name = (seat) => {
@@ -21,7 +47,9 @@ export function makeContext(table, catalog, handlers = {}) {
     choices: table.choices,
     t,
     name,
-    colour: (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length],
+    colour: (seat) => seatColours(seat).colour,
+    ink: (seat) => seatColours(seat).ink, // a seat's number on its colour
+    swatch,
     redraw: handlers.redraw || (() => {}), // after a local choice (a selected card, say) changed ctx.drawing
   };
 }
@@ -58,7 +86,7 @@ function seatingCard(table, handlers) {
         h(
           "li",
           { class: seat.name ? "" : "free" },
-          h("span", { class: "swatch", style: { background: SEAT_COLOURS[seat.seat % SEAT_COLOURS.length] } }, String(seat.seat + 1)),
+          swatch(seat.seat),
           seat.name || t("table.free_seat"),
           seat.bot ? h("span", { class: "badge" }, t("table.bot")) : null,
           table.seat === seat.seat ? h("span", { class: "badge you" }, t("table.you")) : null,
@@ -145,7 +173,7 @@ function seatsPanel(renderer, ctx, table) {
         h(
           "div",
           { class: "seat-head" },
-          h("span", { class: "swatch", style: { background: ctx.colour(seat.seat) } }, String(seat.seat + 1)),
+          swatch(seat.seat),
           h("span", { class: "who" }, ctx.name(seat.seat)),
           seat.bot ? h("span", { class: "badge" }, t("table.bot")) : null,
           seat.seat === ctx.me ? h("span", { class: "badge you" }, t("table.you")) : null,
@@ -224,7 +252,7 @@ function finalScores(renderer, ctx, table, handlers) {
                 h(
                   "span",
                   { class: "player" },
-                  h("span", { class: "swatch", style: { background: ctx.colour(seat) } }, String(seat + 1)),
+                  swatch(seat),
                   ctx.name(seat),
                   winners.has(seat) ? h("span", { class: "badge win" }, t("over.winner")) : null,
                 ),

@@ -149,7 +149,8 @@ async def test_every_choice_is_on_the_board_or_a_big_button(page: Any) -> None:
         const catalog = await (await fetch('/games/spook.json')).json();
         return cases.map(({ me, view, legal }) => {
             const ctx = { me, view, catalog, choices: legal, drawing: {}, t, name: (s) => `Seat ${s + 1}`,
-                          colour: () => '#888', redraw() {}, table: { prompts: [], log: [] } };
+                          colour: () => '#888', ink: () => '#fff', swatch: () => document.createElement('span'),
+                          redraw() {}, table: { prompts: [], log: [] } };
             const offered = new Set(legal.filter(renderer.primary).map((a) => JSON.stringify(a)));
             for (const pawn of [null, ...legal.filter((a) => a.type === 'move').map((a) => a.pawn)]) {
                 ctx.drawing = { pawn };

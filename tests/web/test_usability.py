@@ -337,7 +337,7 @@ async def test_a_phone_taps_each_card_of_a_full_room(phone: Any, kinds: int) -> 
                        phase: 'turn', turn: 0, events_left: 9, ghost_deck: 50, haunt_deck: 90 };
         const ctx = { table: { log: [], prompts: [] }, catalog: mansion.catalog, drawing: {}, view, me: 0,
                       choices: cards.map((card) => ({ type: 'collect', card })), t, name: (s) => `P${s}`,
-                      colour: () => '#888' };
+                      colour: () => '#888', ink: () => '#fff' };
         const box = document.createElement('div');
         box.className = 'board';
         box.style.cssText = 'position: fixed; inset: 0 auto auto 0; width: 375px; margin: 0; z-index: 9';
@@ -489,6 +489,38 @@ async def test_svg_labels_stay_in_their_boxes(page: Any) -> None:
                    return [t.width, Number(document.querySelector('.seance-bg').getAttribute('r')), 500 - t.y]; }"""
     )
     assert width <= 2 * math.sqrt(radius**2 - top**2), (width, radius, top)
+
+
+# Every seat's number as drawn, on its swatch (HTML) and its pawn (SVG): [its text, the contrast of its ink with the
+# seat's colour (WCAG 2)]
+SEAT_NUMBERS = """() => {
+    const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+    const lum = (c) => rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+        .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+    const contrast = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+    const swatches = [...document.querySelectorAll('.swatch')].map((e) => {
+        const style = getComputedStyle(e);
+        return [e.textContent, contrast(style.color, style.backgroundColor)];
+    });
+    const pawns = [...document.querySelectorAll('.pawn')].map((e) => {
+        const fill = getComputedStyle(e.querySelector('circle')).fill;
+        return [e.querySelector('text').textContent, contrast(getComputedStyle(e.querySelector('text')).fill, fill)];
+    });
+    return [...swatches, ...pawns];
+}"""
+
+
+async def test_every_seat_number_can_be_read(page: Any) -> None:
+    """A seat's number on its colour, beside its name and on its pawn, is the way to tell the players apart on the
+    board: white on the yellow, green and grey seats it was at a contrast of 1.9 to 3.  Each is now at least 4.5
+    (WCAG AA), the ink dark where the colour is light."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    await create_table(page, seats=6)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector(f"{CHOICES}, #seats .seat-row:nth-child(6)")
+    numbers = await page.evaluate(SEAT_NUMBERS)
+    assert {number for number, _ in numbers} == {str(n) for n in range(1, 7)}, numbers
+    assert not [(number, ratio) for number, ratio in numbers if ratio < 4.5], numbers
 
 
 async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: ServerProcess) -> None:

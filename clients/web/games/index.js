@@ -10,11 +10,12 @@
 //   primary(action) -> bool       shown as a large button under the headline
 //   logLines(ctx, entry, memo)    one sequenced update's events in words; ``memo`` persists across the log
 //   scoreColumns(ctx, result)     extra columns of the final scores: [{title, cell(seat) -> string|Element}]
-// ctx: {table, catalog, drawing, view, me, choices, t, name(seat), colour(seat), redraw()}; ctx.catalog is the
-// game's public cards and board as the server serves them (engine/<game>/catalog.py), the renderer's only source
-// of game data; ctx.choices is empty unless it is this browser's decision and the view is current; ctx.drawing is
-// the renderer's to keep notes in between two drawings of the same table (to animate a change, or a card picked
-// before its target); ctx.redraw() draws the table again after such a note changed.
+// ctx: {table, catalog, drawing, view, me, choices, t, name(seat), colour(seat), ink(seat), swatch(seat, small),
+// redraw()}; ink(seat) is the colour of a seat's number on its colour, swatch(seat) its round chip with that number;
+// ctx.catalog is the game's public cards and board as the server serves them (engine/<game>/catalog.py), the
+// renderer's only source of game data; ctx.choices is empty unless it is this browser's decision and the view is
+// current; ctx.drawing is the renderer's to keep notes in between two drawings of the same table (to animate a
+// change, or a card picked before its target); ctx.redraw() draws the table again after such a note changed.
 
 import { fetchCatalog } from "../net.js";
 import generic from "./generic.js";

@@ -112,7 +112,7 @@ function pawn(ctx, seat, x, y, counterRotation) {
     },
     s("title", {}, ctx.name(seat)),
     s("circle", { r: 15, fill: ctx.colour(seat) }),
-    s("text", { "text-anchor": "middle", dy: "0.36em" }, String(seat + 1)),
+    s("text", { "text-anchor": "middle", dy: "0.36em", style: { fill: ctx.ink(seat) } }, String(seat + 1)),
   );
 }
 
@@ -432,7 +432,7 @@ function duelPanel(ctx) {
     h(
       "div",
       { class: "duellist" },
-      h("span", { class: "swatch", style: { background: ctx.colour(seat) } }, String(seat + 1)),
+      ctx.swatch(seat),
       h("span", { class: "who" }, ctx.name(seat)),
       h(
         "span",

@@ -136,7 +136,7 @@ function pawnPiece(ctx, seat, x, y, selectable, selected) {
     },
     s("title", {}, ctx.t("spook.pawn_of", { name: ctx.name(seat) })),
     s("circle", { r: 14, fill: ctx.colour(seat) }),
-    s("text", { "text-anchor": "middle", dy: "0.36em" }, String(seat + 1)),
+    s("text", { "text-anchor": "middle", dy: "0.36em", style: { fill: ctx.ink(seat) } }, String(seat + 1)),
   );
   return selectable && !selected ? pickable(piece, () => pickPawn(ctx, seat)) : piece;
 }
@@ -339,7 +339,7 @@ function huntPanel(ctx) {
       "div",
       { class: "offered" },
       hunt.offered.length
-        ? hunt.offered.map((o) => h("span", { class: "offer" }, h("span", { class: "swatch small", style: { background: ctx.colour(o.seat) } }, String(o.seat + 1)), htmlCard(ctx, o.card)))
+        ? hunt.offered.map((o) => h("span", { class: "offer" }, ctx.swatch(o.seat, true), htmlCard(ctx, o.card)))
         : h("span", { class: "muted" }, ctx.t("spook.hunt.nothing_yet")),
     ),
     hunt.waiting.length ? h("p", { class: "muted" }, ctx.t("spook.hunt.waiting", { names: hunt.waiting.map(ctx.name).join(ctx.t("table.and")) })) : null,
