@@ -87,6 +87,20 @@ function render() {
 
 function draw() {
   keepFocus(app, drawPage);
+  const screen = app.firstElementChild?.className ?? "";
+  if (screen !== shownScreen && shownScreen !== null) headingFocus();
+  shownScreen = screen;
+}
+
+let shownScreen = null; // the class of the screen drawn last: the lobby, a table's seating, a table in play
+
+/** A new screen (the seating after "Create", the table after "Start") took away the control that had the focus:
+ * the focus goes to the new screen's heading (``h2.screen-heading``, focusable from script only), where Tab goes on
+ * into it, instead of back to the top of the page. */
+function headingFocus() {
+  const now = document.activeElement;
+  if (now && now !== document.body && now !== document.documentElement) return;
+  app.querySelector("h2.screen-heading")?.focus({ preventScroll: true });
 }
 
 function drawPage() {

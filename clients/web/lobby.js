@@ -64,7 +64,7 @@ function createForm(state, handlers) {
         handlers.create();
       },
     },
-    h("h2", {}, t("lobby.new_table")),
+    h("h2", { class: "screen-heading", tabindex: "-1" }, t("lobby.new_table")),
     h(
       "label",
       {},

@@ -77,7 +77,7 @@ function seatingCard(table, handlers) {
     "section",
     { class: "panel seating" },
     h("div", { class: "panel-kicker" }, gameTitle(table.game)),
-    h("h2", {}, t("table.title", { id: table.id })),
+    h("h2", { class: "screen-heading", tabindex: "-1" }, t("table.title", { id: table.id })),
     h("p", {}, t("table.game_lobby", { taken, seats: table.seats.length })),
     h(
       "ol",
@@ -290,7 +290,7 @@ export function renderTable(renderer, table, handlers) {
     h(
       "section",
       { class: "board-area" },
-      h("div", { class: "board-head" }, h("h2", {}, gameTitle(table.game)), h("span", { class: "muted" }, t("table.title", { id: table.id })), h("button", { class: "link", onclick: handlers.lobby }, t("table.back"))),
+      h("div", { class: "board-head" }, h("h2", { class: "screen-heading", tabindex: "-1" }, gameTitle(table.game)), h("span", { class: "muted" }, t("table.title", { id: table.id })), h("button", { class: "link", onclick: handlers.lobby }, t("table.back"))),
       h("div", { class: "board" }, renderer.board(ctx)),
       table.result && !table.scoresClosed ? finalScores(renderer, ctx, table, handlers) : null,
     ),

@@ -207,6 +207,30 @@ async def test_the_keyboard_keeps_its_place(page: Any) -> None:
     assert in_hand, await page.evaluate(FOCUSED)
 
 
+async def test_the_keyboard_goes_on_into_a_new_screen(page: Any) -> None:
+    """Enter on "Create and sit down", then on "Start the game": the control pressed is gone with its screen, and
+    the focus fell back to the top of the page (the next Tab went to the brand, the language, …).  It goes to the
+    new screen's heading, from where Tab reaches the start, and then the board's choices, in a few presses."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    await page.focus("#create")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#start:not([disabled])")
+    assert await page.evaluate("document.activeElement.closest('.table-screen') !== null"), await page.evaluate(FOCUSED)
+    for _ in range(2):  # the name field for a visitor is not there: past the heading, the start
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.id") == "start":
+            break
+    assert await page.evaluate("document.activeElement.id") == "start", await page.evaluate(FOCUSED)
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector(f"{BOARD_CHOICES}, #prompt .buttons [data-action]")
+    assert await page.evaluate("document.activeElement.closest('.board-area') !== null"), await page.evaluate(FOCUSED)
+    for _ in range(3):  # past "Back to the lobby": the first choice (on the board, or the direction's button)
+        await page.keyboard.press("Tab")
+        if await page.evaluate("'action' in document.activeElement.dataset"):
+            break
+    assert await page.evaluate("'action' in document.activeElement.dataset"), await page.evaluate(FOCUSED)
+
+
 async def test_every_choice_can_be_reached_and_seen_from_the_keyboard(page: Any) -> None:
     """Choices that are cards or chips (a Haunt card to discard, a collection's card to duel for) are reached
     with Tab like buttons, and a board target reached with Tab shows that it has the focus."""
