@@ -33,11 +33,16 @@ export function swatch(seat, small = false) {
   return h("span", { class: `swatch${small ? " small" : ""}`, style: { background: colour, color: ink } }, String(seat + 1));
 }
 
+/** The name shown for a seat (``info``: its entry of a ``seats`` list), null for a free one: a server-run bot is
+ * "Bot <n>" after the seat's number as the page shows it, where the server's name counts seats from 0 ("bot-2" wore
+ * the number 3). */
+function shownName(info) {
+  if (!info || !info.name) return null;
+  return info.bot ? t("table.bot_name", { n: info.seat + 1 }) : info.name;
+}
+
 export function makeContext(table, catalog, handlers = {}) {
-  const name = (seat) => {
-    const info = table.seats[seat];
-    return info && info.name ? info.name : t("table.seat_n", { n: seat + 1 });
-  };
+  const name = (seat) => shownName(table.seats[seat]) ?? t("table.seat_n", { n: seat + 1 });
   return {
     table,
     catalog, // the game's public cards and board (GET /games/<game>.json)
@@ -87,7 +92,7 @@ function seatingCard(table, handlers) {
           "li",
           { class: seat.name ? "" : "free" },
           swatch(seat.seat),
-          seat.name || t("table.free_seat"),
+          shownName(seat) ?? t("table.free_seat"),
           seat.bot ? h("span", { class: "badge" }, t("table.bot")) : null,
           table.seat === seat.seat ? h("span", { class: "badge you" }, t("table.you")) : null,
         ),
@@ -194,12 +199,12 @@ function logPanel(renderer, ctx, table) {
   for (const entry of table.log) {
     if (entry.seats) {
       for (const seat of entry.seats) {
-        const before = seated[seat.seat];
-        if (seat.name && seat.name !== before) lines.push(t("log.sat", { name: seat.name, n: seat.seat + 1 }));
-        else if (!seat.name && before) lines.push(t("log.stood", { name: before, n: seat.seat + 1 }));
-        if (seat.name && Boolean(seat.away) !== Boolean(away[seat.seat])) lines.push(t(seat.away ? "log.away" : "log.back", { name: seat.name }));
+        const [now, before] = [shownName(seat), seated[seat.seat]];
+        if (now && now !== before) lines.push(t("log.sat", { name: now, n: seat.seat + 1 }));
+        else if (!now && before) lines.push(t("log.stood", { name: before, n: seat.seat + 1 }));
+        if (now && Boolean(seat.away) !== Boolean(away[seat.seat])) lines.push(t(seat.away ? "log.away" : "log.back", { name: now }));
       }
-      seated = entry.seats.map((seat) => seat.name);
+      seated = entry.seats.map(shownName);
       away = entry.seats.map((seat) => seat.away);
     }
     if (entry.status === "playing") {

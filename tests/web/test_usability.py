@@ -552,6 +552,24 @@ async def test_every_seat_number_can_be_read(page: Any) -> None:
     assert not [(number, ratio) for number, ratio in numbers if ratio < 4.5], numbers
 
 
+async def test_a_bot_is_named_after_the_number_it_wears(page: Any) -> None:
+    """The server names its bots after their seat counted from 0 ("bot-2"), the page numbers seats from 1: the
+    winner "bot-2" wore the number 3.  A bot is shown as "Bot 3" ("Robot 3" in French) at its seat's number, in the
+    seating, the players and the log (the final scores name seats as the players' list does)."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    await create_table(page, seats=3)
+    assert await page.locator(".seat-list li").all_inner_texts() == ["1\nBot 1\nbot", "2\nBot 2\nbot", "3\nGuest\nyou"]
+    await page.select_option("#lang", "fr")
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector("#seats .seat-row[data-seat='1'] .who:text('Robot 2')")
+    rng = random.Random(3)
+    while not await page.locator("#log li:has-text('Robot')").count():  # a bot's move, after the player's own
+        await page.wait_for_selector(f"{CHOICES}, #log li:has-text('Robot')", timeout=10000)
+        if await page.locator(CHOICES).count():
+            await click_a_choice(page, rng, on_board=True)
+    assert "bot-" not in await page.inner_text("main")
+
+
 async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: ServerProcess) -> None:
     """The final scores say the seed "matches the commitment shown at the start" and was derived from the
     table's secret (M30): the seating shows the secret's commitment before the start, the log shows it and the

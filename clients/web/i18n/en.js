@@ -53,6 +53,7 @@ export default {
   "table.free_seat": "free seat",
   "table.you": "you",
   "table.bot": "bot",
+  "table.bot_name": "Bot {n}",
   "table.watching": "Watching",
   "table.seats": "Players",
   "table.choices": "All choices ({count})",

@@ -53,6 +53,7 @@ export default {
   "table.free_seat": "place libre",
   "table.you": "vous",
   "table.bot": "robot",
+  "table.bot_name": "Robot {n}",
   "table.watching": "Spectateur",
   "table.seats": "Joueurs",
   "table.choices": "Tous les choix ({count})",
