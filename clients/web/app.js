@@ -450,7 +450,9 @@ langSelect.addEventListener("change", () => {
 function route() {
   const match = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)$/);
   if (!match) {
-    if (state.table) showLobby();
+    const mistyped = location.hash.match(/^#\/table\/(.+)$/); // a link cut or mangled on its way: no id can have it
+    if (state.table || mistyped) showLobby();
+    if (mistyped) showError({ code: "not_found" }, safeDecode(mistyped[1]));
     return;
   }
   if (state.table && state.table.id === match[1]) return;
@@ -458,6 +460,14 @@ function route() {
   follow(state.table, 0);
 }
 window.addEventListener("popstate", route);
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a stray "%"
+  }
+}
 
 async function main() {
   render();

@@ -143,6 +143,18 @@ async def test_an_unknown_table_id_leads_back_to_the_lobby_with_words(page: Any)
     assert set(tables["en"]) == set(tables["fr"])
 
 
+async def test_a_mangled_table_link_is_said_so(page: Any) -> None:
+    """A table's link whose id cannot be one (cut short, a space or a stray character on its way) opened the lobby
+    without a word, the bad link left in the address bar: it says that table was not found, like a mistyped id."""
+    home = page.url.split("#")[0]
+    for link, shown in (("bad%20id!", "bad id!"), ("50%", "50%")):
+        await page.goto("about:blank")
+        await page.goto(f"{home}#/table/{link}")  # the page opened on it
+        await page.wait_for_selector("#lobby-error", timeout=5000)
+        assert f"No table “{shown}” was found" in await page.inner_text("#lobby-error")
+        assert await page.evaluate("location.hash") == "#/"
+
+
 async def test_no_choice_is_offered_while_the_connection_is_down(page: Any, server: ServerProcess) -> None:
     """While the server is gone nothing can be sent: the choices wait (clicking one only led to an English
     ``connection_lost`` that stayed after the page reconnected), and come back with the connection."""
