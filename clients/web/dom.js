@@ -52,6 +52,14 @@ export function choice(el, action, label) {
   return el;
 }
 
+/** Make ``el`` read by a screen reader as one picture named ``label`` (a card, a pawn: glyphs and numbers that say
+ * nothing read one by one); ``choice`` turns it into a button with a label of its own. */
+export function pictured(el, label) {
+  el.setAttribute("role", "img");
+  el.setAttribute("aria-label", label);
+  return el;
+}
+
 /** Make ``el`` a local pick (a pawn, a card or a piece chosen before the action's target): ``onPick`` runs on a
  * click or Enter/Space, and the event goes no further (a pick inside a target is not that target's choice). */
 export function pickable(el, onPick) {

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import random
+import re
 import signal
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,7 +22,7 @@ from engine.mansion import GAME as MANSION
 from engine.mansion.cards import KINDS as MANSION_KINDS
 from server.launch import ServerProcess
 from tests.web.conftest import _unexpected, screenshot
-from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
+from tests.web.play import CHOICES, GAME_OVER, click_a_choice, create_table, exported, play_to_the_end
 
 FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
 BOARD_CHOICES = f"svg.mansion-board {CHOICES}"
@@ -267,6 +269,28 @@ async def test_every_choice_can_be_reached_and_seen_from_the_keyboard(page: Any)
         raise AssertionError("Tab never reached a choice on the board")
     assert await page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
     await screenshot(page, "keyboard-focus")
+
+
+async def test_a_screen_reader_hears_cards_and_pawns_by_name(page: Any) -> None:
+    """Call of the Spirits' cards and pawns are glyphs and numbers drawn (♫, ☕ 1, a pawn's "2"): a screen reader
+    read the board and the players' collections as "♫ ☕ 1 ☠ ☂", and each pawn as a bare number.  Each card, pawn,
+    the Hitchhiking Ghosts and a player's count of Haunt cards is read as one picture named in words."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    await page.fill("#player-name", "Ada")
+    await create_table(page, seats=3)
+    await page.click("#start:not([disabled])")
+    rng = random.Random(7)
+    for _ in range(12):  # a few turns: cards collected, pawns out of the Séance Room
+        await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
+        if await page.locator(GAME_OVER).count():
+            break
+        await click_a_choice(page, rng, on_board=True)
+    heard = await page.locator(".table-screen").aria_snapshot()
+    glyphs = set("♫▣❦☕☠♛⚭☂✸≋✝❀♞◉♬⚔")  # the cards' (mansion.js, CARD_LOOK)
+    bare = [line for line in heard.splitlines() if line.strip().startswith("- text:") and glyphs & set(line)]
+    assert not bare, bare
+    assert await page.get_by_role("img", name="Ada").count()  # her pawn
+    assert await page.get_by_role("img", name=re.compile(r"^\d+ Haunt cards?$")).count() == 3
 
 
 async def test_a_phone_sized_screen(page: Any, phone: Any) -> None:

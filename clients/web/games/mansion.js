@@ -5,7 +5,7 @@
 // rooms' names, which Ghost cards are special ghosts, a Tea Party's steps and the dial's values come from the
 // game's catalog, ctx.catalog (engine/mansion/catalog.py).
 
-import { h, s, choice, fit } from "../dom.js";
+import { h, s, choice, fit, pictured } from "../dom.js";
 
 const SECTION_LETTERS = ["A", "B", "C", "D", "E", "F"];
 const SEANCE = -1;
@@ -80,6 +80,11 @@ function cardName(ctx, card) {
   return ctx.t(`mansion.card.${card}`);
 }
 
+/** A card's name with how many of it there are, when more than one. */
+function cardsName(ctx, card, count) {
+  return count > 1 ? `${cardName(ctx, card)} ×${count}` : cardName(ctx, card);
+}
+
 function roomOfSection(v, section) {
   return (section + v.rotation) % 7;
 }
@@ -91,7 +96,7 @@ function seatsAt(v, position) {
 
 // -- pieces ---------------------------------------------------------------------------------------------
 function ghostShape(ctx, x, y, scale) {
-  return s(
+  const shape = s(
     "g",
     { class: "hitchhikers", transform: `translate(${x} ${y}) scale(${scale})` },
     s("title", {}, ctx.t("mansion.ghosts")),
@@ -99,12 +104,13 @@ function ghostShape(ctx, x, y, scale) {
     s("circle", { cx: -5, cy: -2, r: 2.6, class: "eye" }),
     s("circle", { cx: 5, cy: -2, r: 2.6, class: "eye" }),
   );
+  return pictured(shape, ctx.t("mansion.ghosts"));
 }
 
 function pawn(ctx, seat, x, y, counterRotation) {
   const v = ctx.view;
   const active = v.phase === "turn" && v.turn === seat;
-  return s(
+  const piece = s(
     "g",
     {
       class: `pawn${active ? " active" : ""}${seat === ctx.me ? " mine" : ""}`,
@@ -114,6 +120,7 @@ function pawn(ctx, seat, x, y, counterRotation) {
     s("circle", { r: 15, fill: ctx.colour(seat) }),
     s("text", { "text-anchor": "middle", dy: "0.36em", style: { fill: ctx.ink(seat) } }, String(seat + 1)),
   );
+  return pictured(piece, ctx.name(seat));
 }
 
 /** A Ghost card (with how many of them) in SVG, at (x, y), ``w`` wide; ``cell``: the larger box around it that a
@@ -122,10 +129,11 @@ function svgCard(ctx, card, count, x, y, w, cell = null) {
   const [glyph, colour] = CARD_LOOK[card];
   const { icon, steps: mark } = ghostOf(ctx, card);
   const hgt = w * 1.38;
-  return s(
+  const name = cardsName(ctx, card, count);
+  const drawn = s(
     "g",
     { class: `card${icon === null ? " special" : ""}`, transform: `translate(${x} ${y})` },
-    s("title", {}, count > 1 ? `${cardName(ctx, card)} ×${count}` : cardName(ctx, card)),
+    s("title", {}, name),
     cell ? s("rect", { class: "hit", x: cell.x - x, y: cell.y - y, width: cell.width, height: cell.height }) : null,
     s("rect", { width: w, height: hgt, rx: 4, fill: colour }),
     s("text", { class: "glyph", x: w / 2, y: hgt / 2, "font-size": w * 0.58, "text-anchor": "middle", dy: "0.35em" }, glyph),
@@ -139,19 +147,21 @@ function svgCard(ctx, card, count, x, y, w, cell = null) {
         )
       : null,
   );
+  return pictured(drawn, name);
 }
 
 /** A Ghost card as an HTML chip (collections). */
 function htmlCard(ctx, card, count) {
   const [glyph, colour] = CARD_LOOK[card];
   const { icon, steps: mark } = ghostOf(ctx, card);
-  return h(
+  const chip = h(
     "span",
     { class: `chip${icon === null ? " special" : ""}`, style: { background: colour }, title: cardName(ctx, card) },
     h("span", { class: "glyph" }, glyph),
     mark ? h("span", { class: "mark" }, String(mark)) : null,
     count > 1 ? h("span", { class: "count" }, `×${count}`) : null,
   );
+  return pictured(chip, cardsName(ctx, card, count));
 }
 
 /** Card width and cards per row so that ``slots`` cards fit in a room tile (every kind fits: there are 18). */
@@ -512,11 +522,12 @@ function panels(ctx) {
 function seat(ctx, seatIndex) {
   const v = ctx.view;
   const where = v.seat_rooms[seatIndex];
+  const haunts = ctx.t("mansion.haunt_count", { count: v.haunt_counts[seatIndex] });
   const info = h(
     "div",
     { class: "seat-facts" },
     h("span", {}, where === SEANCE ? ctx.t("mansion.in_seance") : ctx.t("mansion.in_room", { room: roomName(ctx, where) })),
-    h("span", { class: "haunt-count", title: ctx.t("mansion.haunt_count", { count: v.haunt_counts[seatIndex] }) }, h("span", { class: "haunt-back" }), `×${v.haunt_counts[seatIndex]}`),
+    pictured(h("span", { class: "haunt-count", title: haunts }, h("span", { class: "haunt-back" }), `×${v.haunt_counts[seatIndex]}`), haunts),
     v.first === seatIndex ? h("span", { class: "badge" }, ctx.t("mansion.first")) : null,
     v.phase === "over" && v.scores.length ? h("span", { class: "badge score" }, ctx.t("mansion.score", { score: v.scores[seatIndex] })) : null,
   );
