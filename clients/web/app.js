@@ -18,7 +18,8 @@ const state = {
   welcome: null,
   tables: [],
   held: [], // the tables this tab holds a seat at
-  error: null,
+  error: null, // the lobby's error in words
+  errorCode: null, // and its code ("connection_lost": said no more once the connection is back)
   form: { game: "mansion", seats: 4, private: false, bots: false, bot_strategy: "greedy", turn_seconds: null, options: {} },
   table: null, // TableState of the table shown
   renderer: null,
@@ -170,7 +171,7 @@ setInterval(tickDeadlines, 1000);
 function showError(err, id = state.table?.id) {
   const message = err.code ? errorText(err.code, err.detail, { id: id ?? "" }) : String(err);
   if (state.table) state.table.error = message;
-  else state.error = message;
+  else [state.error, state.errorCode] = [message, err.code ?? null];
   render();
 }
 
@@ -198,6 +199,10 @@ const conn = new Connection(serverUrl(), {
     const table = state.table;
     if (table) follow(table, table.seq);
     else refreshTables();
+    if (!table && state.errorCode === "connection_lost") {
+      [state.error, state.errorCode] = [null, null]; // what failed while it was down can be done again now
+      render();
+    }
   },
   onError: showError,
 });
@@ -250,7 +255,7 @@ function showTable(id) {
   const held = savedSeat(id);
   state.table = new TableState(id, held ? { ...fairness(id), ...held } : {});
   state.table.offline = !conn.ws;
-  state.error = null;
+  [state.error, state.errorCode] = [null, null];
   if (location.hash !== `#/table/${id}`) history.pushState(null, "", `#/table/${id}`);
   render();
 }

@@ -174,6 +174,19 @@ async def test_no_choice_is_offered_while_the_connection_is_down(page: Any, serv
     assert not await page.locator("#prompt .error").count()
 
 
+async def test_the_lobby_forgets_a_lost_connection_once_it_is_back(page: Any, server: ServerProcess) -> None:
+    """ "Create" while the server is gone says the connection was lost; once the page has reconnected that banner
+    went on saying so, over a lobby that works again.  It goes with the connection's return."""
+    await asyncio.to_thread(server.kill, signal.SIGKILL)
+    await page.wait_for_selector("#conn-status[data-state=lost]")
+    await page.click("#create")
+    await page.wait_for_selector("#lobby-error", timeout=5000)
+    assert "connection" in await page.inner_text("#lobby-error")
+    await asyncio.to_thread(server.start)
+    await page.wait_for_selector("#conn-status[data-state=online]", timeout=20000)
+    await page.wait_for_selector("#lobby-error", state="detached", timeout=5000)
+
+
 async def test_the_end_of_a_game_leaves_nobody_to_wait_for(page: Any) -> None:
     """Once the game is over nobody owes a decision: no countdown ("0 s left") nor "waiting for" from the last
     prompts while the final snapshot is on its way."""
