@@ -26,41 +26,69 @@ const state = {
   acts: 0, // actions sent (the browser test waits on it)
 };
 
-// -- seat tokens survive a reload (this tab only) ---------------------------------------------------------
+// -- seat tokens: this tab's survive a reload (sessionStorage); the browser keeps them too (localStorage), so that
+// a tab closed by mistake leaves its player the way back to the seat from another tab ------------------------------
+const SEAT_KEY = "hauntd.seat.";
+const FAIR_KEY = "hauntd.fair."; // the nonce and commitments noted for a table (``noteFairness``), kept beside its seat
+const KEPT_SEATS = 10; // the seats the browser keeps, the latest
+
+function readSeat(storage, table) {
+  try {
+    return JSON.parse(storage.getItem(SEAT_KEY + table));
+  } catch {
+    return null; // not one of ours
+  }
+}
+
+/** The seat this tab holds at ``table`` ({seat, token, at}), or null. */
 function savedSeat(table) {
-  const raw = sessionStorage.getItem(`hauntd.seat.${table}`);
-  return raw ? JSON.parse(raw) : null;
+  return readSeat(sessionStorage, table);
+}
+
+/** The seat this browser last held at ``table``, in this tab or another, or null. */
+function keptSeat(table) {
+  return readSeat(localStorage, table);
+}
+
+/** The seats held in ``storage``, the latest first: [{table, seat, at}]. */
+function seatsIn(storage) {
+  const held = [];
+  for (let i = 0; i < storage.length; i++) {
+    const key = storage.key(i);
+    const record = key.startsWith(SEAT_KEY) ? readSeat(storage, key.slice(SEAT_KEY.length)) : null;
+    if (record) held.push({ table: key.slice(SEAT_KEY.length), seat: record.seat, at: record.at ?? 0 });
+  }
+  return held.sort((a, b) => b.at - a.at);
 }
 
 function saveSeat(table, seat, token) {
-  sessionStorage.setItem(`hauntd.seat.${table}`, JSON.stringify({ seat, token, at: Date.now() }));
+  const record = JSON.stringify({ seat, token, at: Date.now() });
+  sessionStorage.setItem(SEAT_KEY + table, record);
+  localStorage.setItem(SEAT_KEY + table, record);
+  for (const old of seatsIn(localStorage).slice(KEPT_SEATS)) {
+    localStorage.removeItem(SEAT_KEY + old.table);
+    localStorage.removeItem(FAIR_KEY + old.table);
+  }
 }
 
-/** The tables this tab holds a seat at, the latest first (the lobby offers the way back to them: a game under
- * way is not among the open tables). */
+/** The tables this browser holds a seat at, this tab's first, then the latest (the lobby offers the way back to
+ * them: a game under way is not among the open tables). */
 function heldSeats(limit = 5) {
-  const held = [];
-  for (let i = 0; i < sessionStorage.length; i++) {
-    const key = sessionStorage.key(i);
-    if (!key.startsWith("hauntd.seat.")) continue;
-    try {
-      const { seat, at = 0 } = JSON.parse(sessionStorage.getItem(key));
-      held.push({ table: key.slice("hauntd.seat.".length), seat, at });
-    } catch {
-      // not one of ours
-    }
-  }
-  return held.sort((a, b) => b.at - a.at).slice(0, limit);
+  const mine = seatsIn(sessionStorage);
+  const others = seatsIn(localStorage).filter((kept) => !mine.some((held) => held.table === kept.table));
+  return [...mine, ...others].slice(0, limit);
 }
 
 function forgetSeat(table) {
-  sessionStorage.removeItem(`hauntd.seat.${table}`);
+  sessionStorage.removeItem(SEAT_KEY + table);
+  localStorage.removeItem(SEAT_KEY + table);
 }
 
-/** This tab's part in a table's seed (M30), kept for the tab's life like its seat: the nonce it sends, and the
- * secret's commitment and bot seats the table showed before that nonce first left (``noteFairness``). */
+/** This browser's part in a table's seed (M30), kept like its seat (this tab's, else another's it may take
+ * back): the nonce it sends, and the secret's commitment and bot seats the table showed before that nonce first
+ * left (``noteFairness``). */
 function fairness(table) {
-  return JSON.parse(sessionStorage.getItem(`hauntd.fair.${table}`) || "{}");
+  return JSON.parse(sessionStorage.getItem(FAIR_KEY + table) || localStorage.getItem(FAIR_KEY + table) || "{}");
 }
 
 /** A server that saw a nonce before showing its commitment could pick its secret after it, and one that refused a
@@ -71,7 +99,8 @@ function noteFairness(table, lobby) {
   if (saved.nonce) return saved;
   const bots = lobby.seats.map((s) => Boolean(s.bot));
   const noted = { nonce: newNonce(), secretCommitment: lobby.secret_commitment ?? null, bots };
-  sessionStorage.setItem(`hauntd.fair.${table}`, JSON.stringify(noted));
+  sessionStorage.setItem(FAIR_KEY + table, JSON.stringify(noted));
+  localStorage.setItem(FAIR_KEY + table, JSON.stringify(noted));
   return noted;
 }
 
@@ -254,6 +283,7 @@ function showTable(id) {
   leaveScreen();
   const held = savedSeat(id);
   state.table = new TableState(id, held ? { ...fairness(id), ...held } : {});
+  if (!held) state.table.kept = keptSeat(id); // offered to take back
   state.table.offline = !conn.ws;
   [state.error, state.errorCode] = [null, null];
   if (location.hash !== `#/table/${id}`) history.pushState(null, "", `#/table/${id}`);
@@ -292,6 +322,24 @@ async function refreshTables() {
 
 function playerName() {
   return state.name.trim().slice(0, 32) || t("lobby.default_name");
+}
+
+/** Play from this tab the seat this browser kept at the table shown (its tab closed, say): resume it with its token. */
+function takeSeat() {
+  const table = state.table;
+  const { seat, token } = table.kept;
+  const { nonce = null, secretCommitment = table.secretCommitment, bots = table.bots } = fairness(table.id);
+  Object.assign(table, { seat, token, nonce, secretCommitment, bots, kept: null, error: null });
+  saveSeat(table.id, seat, token);
+  follow(table, table.seq);
+  render();
+}
+
+/** "Return to the table" from the lobby's list of one's tables: the seat this tab or another one held there. */
+function rejoin(id) {
+  showTable(id);
+  if (state.table.kept) takeSeat();
+  else join(id);
 }
 
 async function join(id) {
@@ -350,6 +398,7 @@ const lobbyHandlers = {
     }
   },
   join,
+  rejoin,
   watch(id) {
     showTable(id);
     follow(state.table, 0);
@@ -366,6 +415,7 @@ const tableHandlers = {
   join() {
     join(state.table.id);
   },
+  takeSeat,
   async start() {
     const table = state.table;
     table.error = null;

@@ -179,7 +179,7 @@ function heldPanel(state, handlers) {
             { dataset: { table: held.table } },
             h("td", { class: "mono" }, held.table),
             h("td", {}, t("table.seat_n", { n: held.seat + 1 })),
-            h("td", { class: "buttons" }, h("button", { class: "primary", onclick: () => handlers.join(held.table) }, t("lobby.return"))),
+            h("td", { class: "buttons" }, h("button", { class: "primary", onclick: () => handlers.rejoin(held.table) }, t("lobby.return"))),
           ),
         ),
       ),

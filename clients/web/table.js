@@ -74,6 +74,12 @@ function joinHere(table, handlers) {
   );
 }
 
+/** The way back to the seat this browser held at the table from another tab (closed by mistake, say). */
+function takeSeatButton(table, handlers) {
+  if (table.seated || !table.kept) return null;
+  return h("button", { class: "primary", id: "take-seat", disabled: table.offline, onclick: handlers.takeSeat }, t("table.take_seat", { n: table.kept.seat + 1 }));
+}
+
 function seatingCard(table, handlers) {
   const taken = table.seats.filter((seat) => seat.name).length;
   const full = taken === table.seats.length && table.seats.length > 0;
@@ -107,6 +113,7 @@ function seatingCard(table, handlers) {
     h(
       "div",
       { class: "buttons" },
+      takeSeatButton(table, handlers),
       table.seated ? h("button", { class: "primary", id: "start", disabled: !full || table.offline, onclick: handlers.start }, t("table.start")) : null,
       table.seated ? h("button", { onclick: handlers.leave }, t("table.leave")) : null,
       h("button", { onclick: handlers.lobby }, t("table.back")),
@@ -120,11 +127,13 @@ function promptPanel(renderer, ctx, table, handlers) {
   const mine = table.prompts.find((p) => p.seat === ctx.me);
   const deadline = (mine || table.prompts[0])?.deadline;
   const primary = choices.filter((a) => renderer.primary(a));
+  const back = table.status === "playing" ? takeSeatButton(table, handlers) : null;
   return h(
     "section",
     { class: `panel prompt${mine ? " mine" : ""}`, id: "prompt" },
     h("div", { class: "panel-kicker" }, mine ? t("table.your_decision") : table.seated ? "" : t("table.watching")),
     table.status === "over" ? h("h3", {}, t("log.over")) : headline ? h("h3", {}, headline) : null,
+    back ? h("div", { class: "buttons" }, back) : null,
     table.result && table.scoresClosed
       ? h("div", { class: "buttons" }, h("button", { class: "primary", onclick: handlers.openScores }, t("over.title")))
       : null,

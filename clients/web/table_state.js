@@ -13,6 +13,7 @@ export class TableState {
     this.id = id;
     this.seat = seat;
     this.token = token;
+    this.kept = null; // {seat, token}: a seat this browser held here from another tab, offered to take back
     this.game = null;
     this.status = "lobby";
     this.private = false;

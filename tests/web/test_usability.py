@@ -770,6 +770,42 @@ async def test_a_friend_joins_from_the_tables_link(page: Any) -> None:
     assert not errors, errors
 
 
+async def test_a_tab_closed_by_mistake_leaves_the_way_back_to_its_seat(page: Any) -> None:
+    """A player's seat was held by their tab alone: with the tab closed by mistake (a phone discards tabs too) the
+    table's link opened a spectator, the lobby had no way back, and the game waited on a seat nobody could play.
+    Another tab of the same browser now offers "Play your seat here" on the table, and "Your tables" in the
+    lobby; either resumes the seat."""
+    errors: list[str] = []
+    context = await page.context.browser.new_context()  # one browser's tabs: each its own session, one local storage
+
+    async def new_tab(url: str) -> Any:
+        tab = await context.new_page()
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.on("console", lambda msg: errors.append(msg.text) if _unexpected(msg) else None)
+        await tab.goto(url)
+        return tab
+
+    try:
+        home = page.url.split("#")[0]
+        first = await new_tab(home)
+        await first.fill("#player-name", "Ada")
+        await first.set_checked("#create-form input[name=bots]", True)
+        table = await create_table(first, seats=2)
+        await first.click("#start:not([disabled])")
+        await first.wait_for_selector(".table-screen svg.mansion-board")
+        await first.close()  # by mistake
+        for way in ("table", "lobby"):
+            tab = await new_tab(f"{home}#/table/{table}" if way == "table" else home)
+            await tab.click("#take-seat" if way == "table" else f"#my-tables tr[data-table='{table}'] button")
+            await tab.wait_for_selector("#seats .seat-row.me:has-text('Ada') .badge.you", timeout=5000)
+            await tab.wait_for_selector(f"{CHOICES}, {GAME_OVER}", timeout=10000)  # the seat's decisions, here
+            assert not await tab.locator("#take-seat").count()
+            await tab.close()
+    finally:
+        await context.close()
+    assert not errors, errors
+
+
 async def test_the_seating_card_tells_why_the_game_did_not_start(page: Any) -> None:
     """Before the start, a refused request (here "start" with a seat still free, as when another player leaves
     just before the click) is said on the seating card, where it was not shown at all."""

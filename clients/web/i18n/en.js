@@ -46,6 +46,7 @@ export default {
   "table.game_lobby": "Seats taken: {taken} of {seats}.",
   "table.share": "Friends can join with this page's link, or from the lobby with the id {id}.",
   "table.join_here": "Join",
+  "table.take_seat": "Play your seat {n} here",
   "table.full_watching": "Every seat is taken: you are watching this table.",
   "table.start": "Start the game",
   "table.leave": "Leave the table",

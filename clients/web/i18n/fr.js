@@ -46,6 +46,7 @@ export default {
   "table.game_lobby": "Places prises : {taken} sur {seats}.",
   "table.share": "Vos amis peuvent rejoindre avec le lien de cette page, ou depuis l'accueil avec l'identifiant {id}.",
   "table.join_here": "Rejoindre",
+  "table.take_seat": "Jouer ici votre place {n}",
   "table.full_watching": "Toutes les places sont prises : vous regardez cette table.",
   "table.start": "Lancer la partie",
   "table.leave": "Quitter la table",
