@@ -463,7 +463,7 @@ function duelPanel(ctx) {
       " ",
       ctx.t("mansion.duel_for", { challenger: ctx.name(duel.challenger), defender: ctx.name(duel.defender), card: cardName(ctx, duel.card) }),
     ),
-    h("div", { class: "duellists" }, side(duel.challenger, duel.challenger_set), h("span", { class: "versus" }, "vs"), side(duel.defender, duel.defender_set)),
+    h("div", { class: "duellists" }, side(duel.challenger, duel.challenger_set), h("span", { class: "versus" }, ctx.t("mansion.versus")), side(duel.defender, duel.defender_set)),
     dials.length ? h("div", { class: "dial-row" }, dialPicker(ctx, dials), h("p", { class: "help" }, ctx.t("mansion.dial_help", { max: ctx.catalog.dial_max }))) : null,
   );
 }

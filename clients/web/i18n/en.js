@@ -204,6 +204,7 @@ export default {
   "mansion.discarded": "Lost to the penalty",
 
   "mansion.duel": "Duel",
+  "mansion.versus": "vs",
   "mansion.duel_for": "{challenger} challenges {defender} for {card}.",
   "mansion.dial_set": "dial set",
   "mansion.dial_unset": "choosing…",

@@ -204,6 +204,7 @@ export default {
   "mansion.discarded": "Perdu à la pénalité",
 
   "mansion.duel": "Duel",
+  "mansion.versus": "contre",
   "mansion.duel_for": "{challenger} défie {defender} pour : {card}.",
   "mansion.dial_set": "cadran réglé",
   "mansion.dial_unset": "réfléchit…",
