@@ -250,10 +250,11 @@ async function loadRenderer(game) {
   }
 }
 
-/** Follow ``table`` from ``lastSeq``: as its seat when this tab holds its token, else as a spectator. */
-function follow(table, lastSeq) {
+/** Follow ``table`` from ``lastSeq``: as its seat when this tab holds its token, else as a spectator.  ``back``:
+ * the player opened the table themselves (not a reconnect), so a seat of theirs marked away is theirs again. */
+function follow(table, lastSeq, back = false) {
   const request = table.seated
-    ? { type: "resume", table: table.id, token: table.token, last_seq: lastSeq }
+    ? { type: "resume", table: table.id, token: table.token, last_seq: lastSeq, ...(back ? { back } : {}) }
     : { type: "watch", table: table.id, last_seq: lastSeq };
   return conn.request(request).then(
     () => {
@@ -331,7 +332,7 @@ function takeSeat() {
   const { nonce = null, secretCommitment = table.secretCommitment, bots = table.bots } = fairness(table.id);
   Object.assign(table, { seat, token, nonce, secretCommitment, bots, kept: null, error: null });
   saveSeat(table.id, seat, token);
-  follow(table, table.seq);
+  follow(table, table.seq, true);
   render();
 }
 
@@ -346,7 +347,7 @@ async function join(id) {
   showTable(id);
   const table = state.table;
   if (table.seated) {
-    follow(table, 0); // this tab already holds a seat there
+    follow(table, 0, true); // this tab already holds a seat there
     return;
   }
   try {
@@ -437,14 +438,9 @@ const tableHandlers = {
     }
   },
   /** The player says they are here again: their seat is no longer away (and a table waiting for everyone goes on). */
-  async back() {
-    const table = state.table;
-    table.error = null;
-    try {
-      await conn.request({ type: "resume", table: table.id, token: table.token, last_seq: table.seq, back: true });
-    } catch (err) {
-      showError(err);
-    }
+  back() {
+    state.table.error = null;
+    follow(state.table, state.table.seq, true);
   },
   lobby: showLobby,
   closeScores() {
@@ -512,7 +508,7 @@ function route() {
   }
   if (state.table && state.table.id === match[1]) return;
   showTable(match[1]);
-  follow(state.table, 0);
+  follow(state.table, 0, true);
 }
 window.addEventListener("popstate", route);
 
