@@ -93,14 +93,16 @@ class LoadProcess:
         self.process.stdin.write(b"go\n")
 
     async def end(self) -> None:
-        """Stop it unless it sent its result (SIGTERM; SIGKILL if it still runs 5 s later), reap it and read its
-        pipes to their end.  (Returning as soon as it had exited could leave its pipes open when the loop closed;
-        the collector then closed them, too late, printing "Event loop is closed" after the run's last line.)"""
+        """Stop it unless it sent its result (SIGTERM, and SIGCONT should it be stopped; SIGKILL if it still runs
+        5 s later), reap it and read its pipes to their end.  (Returning as soon as it had exited could leave its
+        pipes open when the loop closed; the collector then closed them, too late, printing "Event loop is closed"
+        after the run's last line.)"""
         if self.process is None:
             return
         if self.process.returncode is None and not self.reported:  # (one that reported exits by itself: signalling
             with contextlib.suppress(ProcessLookupError):  # it would reap it behind asyncio's back)
                 self.process.terminate()
+                self.process.send_signal(signal.SIGCONT)  # (a stopped one acts on it only once continued)
         try:
             await asyncio.wait_for(self.process.communicate(), 5)
         except TimeoutError:

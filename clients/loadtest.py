@@ -38,10 +38,16 @@ from clients.watched import Watched
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg
 from server.app import raise_open_files, relax_gc
-from server.cli import at_least_one
+from server.cli import at_least_one, bounded
 from server.launch import ServerProcess
 
 GAMES = ("mansion", "spook", "ghost-at-home")
+CONNECT_TIMEOUT = 60.0  # seconds the connect phase may take (``--connect-timeout``): 1,000 tables take some 7 s here
+START_GRACE = 30.0  # seconds a load process of ``--processes`` may take to start, on top of its connect phase
+
+
+class ConnectFailed(Exception):
+    """The connect phase failed: a seat could not connect, or not every seat had within ``--connect-timeout``."""
 
 
 class Clock:
@@ -116,6 +122,7 @@ class Plan:
     strategy: str
     seed: int
     game_timeout: float
+    connect_timeout: float = CONNECT_TIMEOUT
     first: int = 0  # the number of the first table (a load process of ``--processes`` plays a share of them)
 
 
@@ -245,6 +252,27 @@ def _down(slots: Sequence[TableSlot]) -> int:
     return sum(client.down for slot in slots for client in slot.clients)
 
 
+async def _connect(plan: Plan, slots: Sequence[TableSlot]) -> None:
+    """Open every seat's connection, 50 tables at a time; ``ConnectFailed`` at the first that fails, or once
+    ``plan.connect_timeout`` has passed (a server that stops answering mid-way, a network that drops packets),
+    saying how many were open by then."""
+    gate = asyncio.Semaphore(50)
+
+    async def connect(slot: TableSlot) -> None:
+        async with gate:
+            await slot.connect()
+
+    try:
+        async with asyncio.timeout(plan.connect_timeout):
+            await _all(*(connect(slot) for slot in slots))
+    except (ServerError, ConnectionLost, OSError) as exc:  # (``TimeoutError`` included)
+        opened = sum(client.connected for slot in slots for client in slot.clients)
+        late = isinstance(exc, TimeoutError) and not str(exc)  # (the phase's own timeout, not a connection's)
+        why = f"not all open after {plan.connect_timeout:g} s (--connect-timeout)" if late else f"{exc or repr(exc)}"
+        total = plan.tables * plan.seats
+        raise ConnectFailed(f"{opened} of {total} connections to {plan.url} open, then: {why}") from None
+
+
 async def _measure(
     plan: Plan,
     duration: float,
@@ -257,13 +285,7 @@ async def _measure(
     stats = Stats()
     slots = [TableSlot(plan, stats, i) for i in range(plan.first, plan.first + plan.tables)]
     connecting = time.perf_counter()
-    gate = asyncio.Semaphore(50)
-
-    async def connect(slot: TableSlot) -> None:
-        async with gate:
-            await slot.connect()
-
-    await asyncio.gather(*(connect(slot) for slot in slots))
+    await _connect(plan, slots)
     connect_s = time.perf_counter() - connecting
     relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
     await begin()
@@ -311,7 +333,10 @@ def _child(plan: Plan, duration: float) -> int:
     def tick(stats: Stats, elapsed: float) -> None:
         tell("tick", vars(Tick.of(stats)))
 
-    window = asyncio.run(_measure(plan, duration, Watched(None), ready_then_wait_for_go, tick))
+    try:
+        window = asyncio.run(_measure(plan, duration, Watched(None), ready_then_wait_for_go, tick))
+    except ConnectFailed as exc:  # (its parent names this process, then this line's)
+        raise SystemExit(f"hauntd loadtest: {exc}") from None
     tell("result", window.to_json())
     return 0
 
@@ -332,6 +357,7 @@ def _child_argv(share: Plan, duration: float) -> list[str]:
     argv = [sys.executable, "-m", "server.cli", "loadtest", "--url", share.url, "--duration", repr(duration)]
     argv += ["--tables", str(share.tables), "--seats", str(share.seats), "--game", share.game]
     argv += ["--strategy", share.strategy, "--seed", str(share.seed), "--game-timeout", repr(share.game_timeout)]
+    argv += ["--connect-timeout", repr(share.connect_timeout)]
     return [*argv, "--child", str(share.first)]
 
 
@@ -381,7 +407,8 @@ async def _spread(plan: Plan, duration: float, processes: int, progress: bool, w
     try:
         for child in children:
             await child.start()
-        await _all(*(child.receive("ready") for child in children))  # the barrier
+        # the barrier (a load process stopped while it connects would hold it for good)
+        await _all(*(child.receive("ready", plan.connect_timeout + START_GRACE) for child in children))
         watched.start()
         started = time.perf_counter()
         for child in children:
@@ -426,7 +453,7 @@ def loadtest(
                 report.update(asyncio.run(_load(plan, duration, progress, watched)))
             else:
                 report.update(asyncio.run(_spread(plan, duration, processes, progress, watched)))
-        except Died as exc:
+        except (Died, ConnectFailed) as exc:
             raise SystemExit(f"hauntd loadtest: {exc}") from None
         if server is not None:
             report["server_rss_mb"] = round(sum(watched.peak_rss.values()), 1)
@@ -504,6 +531,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--baseline-seconds", type=float, default=None, help="seconds of the echo baseline (default: duration, ≤10)"
     )
+    parser.add_argument(
+        "--connect-timeout",
+        type=bounded(float, 0, above=True),
+        default=CONNECT_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds every seat has to connect before the run fails with exit status 1, naming how many did "
+        "(a server that stops answering; default: %(default)g, for 1,000 tables that take some 7 s)",
+    )
     parser.add_argument("--progress", action="store_true", help="a progress line per second on stderr")
     parser.add_argument("--json", action="store_true", help="print only the JSON report (the default output)")
     # internal: this is one load process of a --processes run, its tables numbered from FIRST
@@ -512,7 +547,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    plan = plan_from_args(args, args.url)
+    plan = dataclasses.replace(plan_from_args(args, args.url), connect_timeout=args.connect_timeout)
     if args.child is not None:
         return _child(dataclasses.replace(plan, first=args.child), args.duration)
     if args.processes > args.tables:

@@ -272,6 +272,9 @@ class Client:
             if not greeted.done():
                 raise ConnectionLost("closed before the welcome") if closed.done() else TimeoutError("no welcome")
             reply = greeted.result()
+        except asyncio.CancelledError:  # whoever cancelled wants out now: a close handshake waits up to 10 s for
+            ws.transport.abort()  # a server that stopped answering (a load test's --connect-timeout, passed)
+            raise
         except BaseException:
             await ws.close()
             raise

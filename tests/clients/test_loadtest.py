@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
+import time
 from typing import Any
 
 import pytest
+from websockets.asyncio.server import ServerConnection, serve
 
 from clients import echo, loadstats, loadtest
 from clients.loadtest import Clock
@@ -151,3 +154,46 @@ def test_a_server_that_dies_mid_run_is_an_error_not_a_slow_run(start_server: Any
     report = json.loads(out)
     assert report["errors"].get("connection_down") == 8, report["errors"]
     assert "down 8" in err, err
+
+
+def _load(url: str, *extra: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """``hauntd loadtest`` against ``url`` for 2 tables, and how long it took."""
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--url", url, "--tables", "2", "--duration", "1"]
+    started = time.monotonic()
+    done = subprocess.run([*command, *extra], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    return done, time.monotonic() - started
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_server_that_stops_answering_while_seats_connect_fails_the_run(start_server: Any, processes: str) -> None:
+    """A stopped server (SIGSTOP: the kernel still accepts, nothing answers) left the connect phase without a
+    limit of its own; now ``--connect-timeout`` ends it with a line saying how far it got, and exit status 1."""
+    server = start_server()
+    assert server.process is not None
+    server.process.send_signal(signal.SIGSTOP)
+    try:
+        done, took = _load(server.url, "--connect-timeout", "1.5", "--processes", processes)
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    share = 8 // int(processes)
+    says = f"hauntd loadtest: 0 of {share} connections to {server.url} open, then: not all open after 1.5 s"
+    assert done.stderr.splitlines()[0].startswith(says), done.stderr
+    assert took < 8, took  # (not the 10 s a connection's own handshake gets)
+
+
+async def test_a_server_that_stops_after_the_handshake_fails_the_run_at_the_connect_timeout() -> None:
+    """Stopped between the handshake and the welcome, the server answers no close either: the cancelled connects
+    each waited 10 s for one (websockets' close timeout) before the run could say it failed."""
+
+    async def deaf(ws: ServerConnection) -> None:
+        ws.transport.pause_reading()  # the hello, and then the close, never read
+        await ws.wait_closed()
+
+    async with serve(deaf, "127.0.0.1", 0, close_timeout=0.1) as mute:
+        url = f"ws://127.0.0.1:{mute.sockets[0].getsockname()[1]}"
+        done, took = await asyncio.to_thread(_load, url, "--connect-timeout", "1")
+    assert done.returncode == 1, done.stderr
+    says = f"hauntd loadtest: 0 of 8 connections to {url} open, then: not all open after 1 s (--connect-timeout)"
+    assert done.stderr == says + "\n"
+    assert took < 5, took

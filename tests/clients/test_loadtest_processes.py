@@ -206,6 +206,7 @@ def test_a_ctrl_c_while_the_load_processes_start_leaves_one_traceback_and_no_pro
     assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
 
 
+STOPPED_CHILD = "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)"
 HUNG_CHILD = "import sys, time; print('{\"ready\": true}', flush=True); sys.stdin.readline(); time.sleep(600)"
 
 
@@ -218,6 +219,18 @@ async def test_a_load_process_that_hangs_fails_the_run_after_the_grace(monkeypat
     with pytest.raises(loadtest.Died, match=says):
         await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, Watched(None)), 30)
     assert not [cmdline for cmdline in _descendants(os.getpid()).values() if "time.sleep(600)" in cmdline]
+
+
+async def test_a_load_process_stopped_while_it_connects_fails_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One that never says it is ready (SIGSTOP while it connects) held the barrier for good: now it has its
+    ``--connect-timeout`` and a grace to start in."""
+    monkeypatch.setattr(loadtest, "_child_argv", lambda share, duration: [sys.executable, "-c", STOPPED_CHILD])
+    monkeypatch.setattr(loadtest, "START_GRACE", 0.5)
+    plan = Plan("", tables=2, seats=2, game="spook", strategy="random", seed=1, game_timeout=60, connect_timeout=1)
+    says = r"^load process [12] of 2 \(tables .+\) sent no ready within 2 s of the start \(it hangs\?\)$"
+    with pytest.raises(loadtest.Died, match=says):  # (and at once: a stopped process acts on no SIGTERM)
+        await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, Watched(None)), 4)
+    assert not [cmdline for cmdline in _descendants(os.getpid()).values() if STOPPED_CHILD in cmdline]
 
 
 async def test_a_load_process_is_ended_with_its_pipes_read_to_their_end() -> None:

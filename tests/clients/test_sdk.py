@@ -437,3 +437,22 @@ async def test_every_join_of_a_table_sends_the_same_nonce(
         elsewhere = await client.join(other, "Bo")
     assert [m.nonce for m in sent[:3]] == [held.nonce, held.nonce, again.nonce] and len(held.nonce) == 32
     assert elsewhere.nonce != held.nonce
+
+
+async def test_a_connect_cancelled_before_the_welcome_lets_go_at_once() -> None:
+    """A server stopped after the handshake answers no close either: a connect cancelled while it waited for the
+    welcome (the load test's ``--connect-timeout`` passed) closed politely, waiting 10 s for a reply."""
+
+    async def deaf(ws: ServerConnection) -> None:
+        ws.transport.pause_reading()  # the hello, and then the close, never read
+        await ws.wait_closed()
+
+    async with serve(deaf, "127.0.0.1", 0, close_timeout=0.1) as mute:
+        client = Client(f"ws://127.0.0.1:{mute.sockets[0].getsockname()[1]}")
+        connecting = asyncio.create_task(client.connect())
+        await asyncio.sleep(0.3)  # (the handshake done, the hello sent)
+        started = time.monotonic()
+        connecting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await connecting
+        assert time.monotonic() - started < 1
