@@ -42,7 +42,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from clients.progress import Progress
 from engine.registry import get_game
-from server.cli import redis_url
+from server.cli import redis_url, ws_url
 from server.launch import ServerProcess
 from server.store import key
 
@@ -53,7 +53,9 @@ MAX_FRAME = 64 * 1024  # the server's default --max-frame-bytes: oversized frame
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--url", help="a running server (give --redis-url to check its tables, --server-log to grep)")
+    where.add_argument(
+        "--url", type=ws_url, help="a running server (give --redis-url to check its tables, --server-log to grep)"
+    )
     where.add_argument("--spawn", action="store_true", help="start a server and a Valkey for the run (the default)")
     parser.add_argument(
         "--redis-url", type=redis_url, help="with --url: the server's store, to compare the tables' stored bytes"

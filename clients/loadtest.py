@@ -38,7 +38,7 @@ from clients.watched import Watched
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg
 from server.app import raise_open_files, relax_gc
-from server.cli import at_least_one, bounded
+from server.cli import at_least_one, bounded, said, ws_url
 from server.launch import ServerProcess
 
 GAMES = ("mansion", "spook", "ghost-at-home")
@@ -268,7 +268,7 @@ async def _connect(plan: Plan, slots: Sequence[TableSlot]) -> None:
     except (ServerError, ConnectionLost, OSError) as exc:  # (``TimeoutError`` included)
         opened = sum(client.connected for slot in slots for client in slot.clients)
         late = isinstance(exc, TimeoutError) and not str(exc)  # (the phase's own timeout, not a connection's)
-        why = f"not all open after {plan.connect_timeout:g} s (--connect-timeout)" if late else f"{exc or repr(exc)}"
+        why = f"not all open after {plan.connect_timeout:g} s (--connect-timeout)" if late else said(exc)
         total = plan.tables * plan.seats
         raise ConnectFailed(f"{opened} of {total} connections to {plan.url} open, then: {why}") from None
 
@@ -510,7 +510,9 @@ def plan_from_args(args: argparse.Namespace, url: str) -> Plan:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)")
+    parser.add_argument(
+        "--url", type=ws_url, default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)"
+    )
     parser.add_argument("--spawn", action="store_true", help="start a hauntd serve with an embedded store instead")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (default: %(default)s)")
     add_table_arguments(parser, game="mansion", game_timeout=60.0)

@@ -11,6 +11,7 @@ import time
 from clients.bots.base import strategy_option
 from engine.registry import games, get_game
 from engine.rng import seed_from_int
+from server.cli import ws_url
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "from send to 'accepted' and to its update reaching every other seat.  Without --url a server with an "
         "embedded Valkey is started for the run.",
     )
-    lat.add_argument("--url", help="a running server (default: start one)")
+    lat.add_argument("--url", type=ws_url, help="a running server (default: start one)")
     lat.add_argument("--actions", type=int, default=1000, help="actions to time (default: 1000)")
     lat.add_argument("--seats", type=int, default=4, help="seats at the table (default: 4)")
     lat.add_argument("--seed", type=int, default=1, help="seed of the random choices (default: 1)")

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import redis.connection
 import redis.exceptions
-from websockets.exceptions import WebSocketException
+from websockets.exceptions import InvalidURI, WebSocketException
+from websockets.uri import parse_uri
 
 from server.embedded import EmbeddedValkeyError
 
@@ -65,6 +66,22 @@ def redis_url(text: str) -> str:
     return text
 
 
+def ws_url(text: str) -> str:
+    """An option's type: a ``ws://`` or ``wss://`` URL (``--url``), so that ``ws://host:99999`` is a usage error,
+    not a ``ValueError`` traceback from the first connection."""
+    try:
+        parse_uri(text)
+    except (InvalidURI, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"not a WebSocket URL such as ws://127.0.0.1:8765: {exc}") from None
+    return text
+
+
+def said(exc: BaseException) -> str:
+    """What ``exc`` says, or its type's name when it says nothing (a reset connection: ``ConnectionResetError()``,
+    say, which printed as an empty line)."""
+    return str(exc) or type(exc).__name__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hauntd",
@@ -87,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, WebSocketException, redis.exceptions.ConnectionError, EmbeddedValkeyError) as exc:
         # a port already taken, a server or a store out of reach, a bad URL, a data dir the embedded Valkey cannot
         # use: the user's to fix, so one line
-        why = str(exc)
+        why = said(exc)
         if isinstance(exc, redis.exceptions.AuthenticationError):  # Redis's words say nothing of where it goes
             why = f"the store did not let us in: {why} (its password goes in the URL: redis://:PASSWORD@HOST:PORT/0)"
         print(f"hauntd {args.command}: {why}", file=sys.stderr)

@@ -21,6 +21,7 @@ from clients.bots.base import Decision, IllegalChoice, Strategy, decide, load_st
 from clients.sdk import Client, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Error, Events, GameOver, Rejected, ServerMsg, Snapshot
+from server.cli import ws_url
 
 # Rejections a bot meets through no fault of its own: another seat's simultaneous decision came first.
 HARMLESS = frozenset({"stale"})
@@ -187,7 +188,9 @@ async def run_bot(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server address (default: %(default)s)")
+    parser.add_argument(
+        "--url", type=ws_url, default="ws://127.0.0.1:8765", help="server address (default: %(default)s)"
+    )
     parser.add_argument("--table", required=True, help="the table to join")
     parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free one)")
     parser.add_argument(

@@ -12,7 +12,7 @@ import redis.exceptions
 
 from server import verify
 from server.cli import build_parser, main
-from server.launch import ROOT
+from server.launch import ROOT, ServerProcess
 from server.service import new_table_id
 
 
@@ -75,6 +75,32 @@ def test_a_server_or_store_out_of_reach_is_one_line_not_a_traceback(command: lis
     assert done.returncode == 1, done.stderr
     last = done.stderr.splitlines()[-1]
     assert last.startswith(f"hauntd {command[0]}: ") and "Traceback" not in done.stderr, done.stderr
+
+
+URL_COMMANDS = [["bot", "--table", "abc"], ["loadtest"], ["fuzz"], ["bench", "latency"]]
+
+
+@pytest.mark.parametrize("command", URL_COMMANDS, ids=lambda command: command[0])
+@pytest.mark.parametrize(
+    ("url", "says"), [("ws://127.0.0.1:99999", "Port out of range"), ("http://127.0.0.1:8765", "scheme isn't ws")]
+)
+def test_a_url_that_is_none_is_a_usage_error(
+    command: list[str], url: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--url ws://127.0.0.1:99999`` ended in a ``ValueError`` traceback from the first connection."""
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args([*command, "--url", url])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "argument --url: not a WebSocket URL such as ws://127.0.0.1:8765: " in err
+    assert says in err, err
+
+
+def test_a_failure_that_says_nothing_is_named_by_its_type(server: ServerProcess) -> None:
+    """``wss://`` to a server without TLS: the connection is reset, ``ConnectionResetError()`` says nothing, and
+    the command printed "hauntd bot: " and no more."""
+    command = [sys.executable, "-m", "server.cli", "bot", "--table", "abc", "--url", "wss" + server.url[2:]]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1 and done.stderr == "hauntd bot: ConnectionResetError\n", done.stderr
 
 
 def test_serve_on_a_port_already_taken_says_so_in_one_line(tmp_path: Path) -> None:
