@@ -50,7 +50,7 @@ from clients.progress import Progress
 from clients.sdk import Client, ConnectionLost, ServerError
 from protocol.messages import Accepted, Events, Rejected, ServerMsg, Snapshot
 from server.app import raise_open_files, relax_gc
-from server.cli import redis_url
+from server.cli import at_least_one, check_seats, non_negative, positive, redis_url
 from server.embedded import EmbeddedValkey
 from server.launch import ServerProcess
 from server.store import Store
@@ -449,16 +449,20 @@ def chaos(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_table_arguments(parser, game="mix", game_timeout=30.0)  # --seed also draws the harm
-    parser.add_argument("--processes", type=int, default=2, help="hauntd serve processes (default: %(default)s)")
-    parser.add_argument("--duration", type=float, default=60.0, help="seconds new games start (default: %(default)s)")
     parser.add_argument(
-        "--grace", type=float, default=60.0, help="seconds the last games get to finish (default: %(default)s)"
+        "--processes", type=at_least_one, default=2, help="hauntd serve processes (default: %(default)s)"
     )
     parser.add_argument(
-        "--kill-every", type=float, default=30.0, help="seconds between server kills (default: %(default)s)"
+        "--duration", type=positive, default=60.0, help="seconds new games start (default: %(default)s)"
     )
     parser.add_argument(
-        "--drop-every", type=float, default=1.0, help="seconds between connection cuts (default: %(default)s)"
+        "--grace", type=non_negative, default=60.0, help="seconds the last games get to finish (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--kill-every", type=positive, default=30.0, help="seconds between server kills (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--drop-every", type=positive, default=1.0, help="seconds between connection cuts (default: %(default)s)"
     )
     parser.add_argument(
         "--redis-url",
@@ -474,6 +478,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_seats(args._usage_error, args.game, args.seats)
     report, work = chaos(
         plan_from_args(args, url=""),
         processes=args.processes,

@@ -42,7 +42,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from clients.progress import Progress
 from engine.registry import get_game
-from server.cli import redis_url, ws_url
+from server.cli import at_least_one, non_negative, positive, redis_url, ws_url
 from server.launch import ServerProcess
 from server.store import key
 
@@ -61,12 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--redis-url", type=redis_url, help="with --url: the server's store, to compare the tables' stored bytes"
     )
     parser.add_argument("--server-log", type=Path, help="with --url: the server's log file, to grep for errors")
-    parser.add_argument("--seconds", type=float, default=30.0, help="how long to send frames (default: 30)")
-    parser.add_argument("--workers", type=int, default=4, help="connections sending at once (default: 4)")
+    parser.add_argument("--seconds", type=positive, default=30.0, help="how long to send frames (default: 30)")
+    parser.add_argument("--workers", type=at_least_one, default=4, help="connections sending at once (default: 4)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random frames (default: random)")
-    parser.add_argument("--rss-slack", type=float, default=32.0, help="MiB the server may grow (default: 32)")
+    parser.add_argument("--rss-slack", type=non_negative, default=32.0, help="MiB the server may grow (default: 32)")
     parser.add_argument(
-        "--rss-late-slack", type=float, default=8.0, help="MiB it may grow in the run's second half (default: 8)"
+        "--rss-late-slack", type=non_negative, default=8.0, help="MiB it may grow in the run's second half (default: 8)"
     )
     parser.add_argument(
         "--quiet", action="store_true", help="no progress line on stderr (live on a terminal, else every 10 s)"

@@ -38,7 +38,7 @@ from clients.watched import Watched
 from engine.registry import games
 from protocol.messages import Accepted, Events, Rejected, ServerMsg
 from server.app import raise_open_files, relax_gc
-from server.cli import at_least_one, bounded, said, ws_url
+from server.cli import at_least_one, check_seats, positive, said, ws_url
 from server.launch import ServerProcess
 
 GAMES = ("mansion", "spook", "ghost-at-home")
@@ -477,8 +477,10 @@ def loadtest(
 
 def add_table_arguments(parser: argparse.ArgumentParser, *, game: str, game_timeout: float) -> None:
     """The options of the tables and their bots (``hauntd chaos`` has them too); ``plan_from_args`` reads them."""
-    parser.add_argument("--tables", type=int, default=10, help="tables playing at once (default: %(default)s)")
-    parser.add_argument("--seats", type=int, default=4, help="seats per table (default: %(default)s)")
+    parser.add_argument("--tables", type=at_least_one, default=10, help="tables playing at once (default: %(default)s)")
+    parser.add_argument(
+        "--seats", type=at_least_one, default=4, help="seats per table, within the game's (default: %(default)s)"
+    )
     parser.add_argument(
         "--game", default=game, choices=[*sorted(games()), "mix"], help="game played (default: %(default)s)"
     )
@@ -491,7 +493,7 @@ def add_table_arguments(parser: argparse.ArgumentParser, *, game: str, game_time
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default: %(default)s)")
     parser.add_argument(
         "--game-timeout",
-        type=float,
+        type=positive,
         default=game_timeout,
         help="a game whose seats receive nothing for this long counts as stalled (default: %(default)s)",
     )
@@ -514,7 +516,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--url", type=ws_url, default="ws://127.0.0.1:8765", help="server to load (default: %(default)s)"
     )
     parser.add_argument("--spawn", action="store_true", help="start a hauntd serve with an embedded store instead")
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (default: %(default)s)")
+    parser.add_argument("--duration", type=positive, default=10.0, help="seconds measured (default: %(default)s)")
     add_table_arguments(parser, game="mansion", game_timeout=60.0)
     parser.add_argument(
         "--processes",
@@ -531,11 +533,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "ratio keeps its meaning)",
     )
     parser.add_argument(
-        "--baseline-seconds", type=float, default=None, help="seconds of the echo baseline (default: duration, ≤10)"
+        "--baseline-seconds", type=positive, default=None, help="seconds of the echo baseline (default: duration, ≤10)"
     )
     parser.add_argument(
         "--connect-timeout",
-        type=bounded(float, 0, above=True),
+        type=positive,
         default=CONNECT_TIMEOUT,
         metavar="SECONDS",
         help="seconds every seat has to connect before the run fails with exit status 1, naming how many did "
@@ -545,13 +547,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print only the JSON report (the default output)")
     # internal: this is one load process of a --processes run, its tables numbered from FIRST
     parser.add_argument("--child", type=int, default=None, metavar="FIRST", help=argparse.SUPPRESS)
-    parser.set_defaults(_usage_error=parser.error)
 
 
 def run(args: argparse.Namespace) -> int:
     plan = dataclasses.replace(plan_from_args(args, args.url), connect_timeout=args.connect_timeout)
     if args.child is not None:
         return _child(dataclasses.replace(plan, first=args.child), args.duration)
+    check_seats(args._usage_error, args.game, args.seats)
     if args.processes > args.tables:
         args._usage_error(f"argument --processes: {args.processes} is more than --tables {args.tables}")
     baseline_seconds = args.baseline_seconds if args.baseline_seconds is not None else min(args.duration, 10.0)

@@ -11,7 +11,7 @@ import time
 from clients.bots.base import strategy_option
 from engine.registry import games, get_game
 from engine.rng import seed_from_int
-from server.cli import ws_url
+from server.cli import at_least_one, check_seats, ws_url
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,10 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         description="Play N random legal games (legal-action generation included) in this process.",
     )
     eng.add_argument("--game", default="mansion", choices=sorted(games()), help="rule set (default: mansion)")
-    eng.add_argument("--seats", type=int, default=4, help="seats per game (default: 4)")
-    eng.add_argument("--games", type=int, default=300, help="number of games (default: 300)")
+    eng.add_argument("--seats", type=at_least_one, default=4, help="seats per game (default: 4)")
+    eng.add_argument("--games", type=at_least_one, default=300, help="number of games (default: 300)")
     eng.add_argument("--seed", type=int, default=1, help="first game seed; game i uses seed+i (default: 1)")
     eng.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
+    eng.set_defaults(_usage_error=eng.error)
     lat = kinds.add_parser(
         "latency",
         help="round-trip latency of actions over real sockets: 4 seats at one table, p50 and p99",
@@ -34,10 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "embedded Valkey is started for the run.",
     )
     lat.add_argument("--url", type=ws_url, help="a running server (default: start one)")
-    lat.add_argument("--actions", type=int, default=1000, help="actions to time (default: 1000)")
-    lat.add_argument("--seats", type=int, default=4, help="seats at the table (default: 4)")
+    lat.add_argument("--actions", type=at_least_one, default=1000, help="actions to time (default: 1000)")
+    lat.add_argument("--seats", type=at_least_one, default=4, help="seats at the table (default: 4)")
     lat.add_argument("--seed", type=int, default=1, help="seed of the random choices (default: 1)")
     lat.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
+    lat.set_defaults(_usage_error=lat.error, game="mansion")  # (the game it plays)
     bots = kinds.add_parser(
         "bots",
         help="measure a strategy's strength against random bots in in-process games",
@@ -48,8 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     bots.add_argument("--game", default="mansion", choices=sorted(games()), help="rule set (default: mansion)")
-    bots.add_argument("--seats", type=int, default=4, help="seats per game (default: 4)")
-    bots.add_argument("--games", type=int, default=200, help="number of games (default: 200)")
+    bots.add_argument("--seats", type=at_least_one, default=4, help="seats per game (default: 4)")
+    bots.add_argument("--games", type=at_least_one, default=200, help="number of games (default: 200)")
     bots.add_argument(
         "--strategy",
         default="greedy",
@@ -58,9 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     bots.add_argument("--seed", type=int, default=1, help="first game seed (default: 1)")
     bots.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
+    bots.set_defaults(_usage_error=bots.error)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_seats(args._usage_error, args.game, args.seats)
     if args.kind == "engine":
         print(json.dumps(bench_engine(args.game, args.seats, args.games, args.seed)))
         return 0

@@ -13,6 +13,7 @@ import redis.exceptions
 from websockets.exceptions import InvalidURI, WebSocketException
 from websockets.uri import parse_uri
 
+from engine.registry import games, get_game
 from server.embedded import EmbeddedValkeyError
 
 # name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -53,6 +54,17 @@ def bounded(
 
 at_least_one = bounded(int, 1)  # ``serve --workers``, ``loadtest --processes``, …
 non_negative = bounded(float, 0)  # seconds, rates where 0 means "none" or "never"
+positive = bounded(float, 0, above=True)  # seconds, where 0 would mean nothing (a run of no time)
+
+
+def check_seats(error: Callable[[str], object], game: str, seats: int) -> None:
+    """``--seats`` against what ``--game`` seats (every game, for ``mix``), with ``error`` (the parser's) before
+    anything runs: ``loadtest --seats 9`` played nothing, each table refused, and ``bench`` ended in a traceback."""
+    rules = [get_game(name) for name in (sorted(games()) if game == "mix" else [game])]
+    least, most = max(rule.min_seats for rule in rules), min(rule.max_seats for rule in rules)
+    if not least <= seats <= most:
+        which = "every game" if game == "mix" else game
+        error(f"argument --seats: {which} seats {least} to {most} players, not {seats}")
 
 
 def redis_url(text: str) -> str:
@@ -92,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help_text, description=help_text)
         module = importlib.import_module(module_name)
         module.add_arguments(command)
-        command.set_defaults(_module=module)
+        command.set_defaults(_module=module, _usage_error=command.error)
     return parser
 
 

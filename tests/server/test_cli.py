@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import redis.exceptions
 
-from server import verify
+from clients import chaos, fuzz, loadtest
+from server import bench, latency, verify
 from server.cli import build_parser, main
 from server.launch import ROOT, ServerProcess
 from server.service import new_table_id
@@ -101,6 +102,43 @@ def test_a_failure_that_says_nothing_is_named_by_its_type(server: ServerProcess)
     command = [sys.executable, "-m", "server.cli", "bot", "--table", "abc", "--url", "wss" + server.url[2:]]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 1 and done.stderr == "hauntd bot: ConnectionResetError\n", done.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (["loadtest", "--tables", "0"], "argument --tables: not a whole number of 1 or more: '0'"),
+        (["loadtest", "--duration", "nan"], "argument --duration: not a number above 0: 'nan'"),  # (it hung)
+        (["loadtest", "--game-timeout", "0"], "argument --game-timeout: not a number above 0: '0'"),
+        (["loadtest", "--seats", "9"], "argument --seats: mansion seats 2 to 6 players, not 9"),
+        (["loadtest", "--seats", "5", "--game", "mix"], "argument --seats: every game seats 2 to 4 players, not 5"),
+        (["chaos", "--kill-every", "0"], "argument --kill-every: not a number above 0: '0'"),  # (it hung)
+        (["chaos", "--drop-every", "0"], "argument --drop-every: not a number above 0: '0'"),
+        (["chaos", "--seats", "1"], "argument --seats: every game seats 2 to 4 players, not 1"),
+        (["fuzz", "--seconds", "-1"], "argument --seconds: not a number above 0: '-1'"),
+        (["fuzz", "--workers", "0"], "argument --workers: not a whole number of 1 or more: '0'"),
+        (["bench", "engine", "--games", "-1"], "argument --games: not a whole number of 1 or more: '-1'"),
+        (["bench", "engine", "--seats", "9"], "hauntd bench engine: error: argument --seats: mansion seats 2 to 6"),
+        (["bench", "bots", "--game", "spook", "--seats", "5"], "argument --seats: spook seats 1 to 4 players, not 5"),
+        (["bench", "latency", "--actions", "0"], "argument --actions: not a whole number of 1 or more: '0'"),
+        (["bench", "latency", "--seats", "7"], "hauntd bench latency: error: argument --seats: mansion seats 2 to 6"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+def test_numbers_the_command_cannot_run_with_are_a_usage_error(
+    command: list[str], says: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run of no time, no table, a game's impossible seat count or a harm every 0 s: each ran to a traceback,
+    a report of nothing, or no end (``--duration nan``, ``--kill-every 0``); now none gets as far as running."""
+    for module, runner in [
+        (loadtest, "loadtest"), (chaos, "chaos"), (fuzz, "_fuzz"), (bench, "bench_engine"), (bench, "bench_bots"),
+        (latency, "bench_latency"),
+    ]:  # fmt: skip
+        monkeypatch.setattr(module, runner, lambda *args, **kwargs: pytest.fail("it ran"))
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, *(["--url", f"ws://{NOBODY}"] if command[0] in ("loadtest", "fuzz") else [])])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and says in err, err
 
 
 def test_serve_on_a_port_already_taken_says_so_in_one_line(tmp_path: Path) -> None:

@@ -90,7 +90,9 @@ def test_a_choice_none_of_the_legal_actions_is_named_in_the_bench(game: str) -> 
 def test_the_bench_command_reports_an_illegal_choice_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     from server.bench import run
 
-    args = argparse.Namespace(kind="bots", game="mansion", seats=2, games=1, strategy=FLIES, seed=1)
+    args = argparse.Namespace(
+        kind="bots", game="mansion", seats=2, games=1, strategy=FLIES, seed=1, _usage_error=pytest.fail
+    )
     assert run(args) == 1
     err = capsys.readouterr().err
     assert err.startswith("hauntd bench bots: Flies.choose returned") and "not one of decision.legal" in err
