@@ -13,8 +13,9 @@ ready — the barrier — so they all measure the same ``--duration`` window, th
 
 A child that exits before its result (killed, the server out of reach), or has sent none ``RESULT_GRACE``
 seconds after the window, ends the run: the parent says which one, ends the others and exits 1.  Children run
-in a process group of their own, so a Ctrl-C at the terminal reaches the parent only (which ends them), and are
-sent SIGTERM by the kernel when the parent dies (``die_with_parent``), so none outlives it.
+in a process group of their own, so a Ctrl-C at the terminal reaches the parent only (which passes it on once
+they measure, ending their windows early, and ends them before), and are sent SIGTERM by the kernel when the
+parent dies (``die_with_parent``), so none outlives it.
 """
 
 from __future__ import annotations
@@ -87,6 +88,11 @@ class LoadProcess:
             if kind in message:
                 self.reported = kind == "result"
                 return message[kind]
+
+    def interrupt(self) -> None:
+        """End its measured window early, as a Ctrl-C would (it still sends its result)."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.send_signal(signal.SIGINT)
 
     def go(self) -> None:
         assert self.process is not None and self.process.stdin is not None

@@ -4,6 +4,7 @@ totals for the progress line (``Tick``, ``Line``), one process's measured window
 
 from __future__ import annotations
 
+import signal
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -142,6 +143,7 @@ class Window:
     connect_s: float
     connections: int  # connected at the window's end
     cpu: dict[str, float]  # CPU seconds used in the window, by process
+    interrupted: int | None = None  # the signal that ended the window early, if one did
 
     def to_json(self) -> dict[str, Any]:
         return {**vars(self), "stats": vars(self.stats)}
@@ -151,21 +153,22 @@ class Window:
         return cls(**{**data, "stats": Stats.from_json(data["stats"])})
 
 
-def merge(parts: list[Window], cpu: dict[str, float]) -> Window:
+def merge(parts: list[Window], cpu: dict[str, float], interrupted: int | None = None) -> Window:
     """The load processes' windows as one: counts summed, samples pooled, the parent's ``cpu`` (its own as
-    ``client``, the server's) with the processes' CPU added to ``client``."""
+    ``client``, the server's) with the processes' CPU added to ``client``; ``interrupted``: the parent's signal."""
     stats = Stats()
     for part in parts:
         stats.add(part.stats)
     cpu = {**cpu, "client": cpu["client"] + sum(part.cpu["client"] for part in parts)}
     elapsed = max(part.elapsed for part in parts)  # all started on the same go, for the same duration
     connect_s = max(part.connect_s for part in parts)
-    return Window(stats, elapsed, connect_s, sum(part.connections for part in parts), cpu)
+    return Window(stats, elapsed, connect_s, sum(part.connections for part in parts), cpu, interrupted)
 
 
 def report(plan: Plan, window: Window) -> dict[str, Any]:
     """The JSON report of ``plan``'s measured ``window`` (``--spawn`` and ``--baseline`` add their figures)."""
     stats, elapsed, cpu = window.stats, window.elapsed, window.cpu
+    interrupted = {} if window.interrupted is None else {"interrupted": signal.Signals(window.interrupted).name}
     return {
         "tables": plan.tables,
         "seats": plan.seats,
@@ -187,4 +190,5 @@ def report(plan: Plan, window: Window) -> dict[str, Any]:
         "leak_examples": stats.leak_examples,
         "cpu_percent": {name: round(100 * used / elapsed, 1) for name, used in cpu.items()},
         "cpu_ms_per_action": {name: round(1000 * used / max(1, stats.actions), 3) for name, used in cpu.items()},
+        **interrupted,
     }

@@ -30,6 +30,7 @@ from clients import loadstats
 from clients.bots.base import Strategy, get_strategy, strategy_names
 from clients.bots.runner import HARMLESS, SeatBot
 from clients.echo import echo_rate, echo_server
+from clients.interrupt import Interrupted, Stop
 from clients.leaks import LeakChecker
 from clients.loadprocs import RESULT_GRACE, Died, LoadProcess, become_child, ready_then_wait_for_go, tell
 from clients.loadstats import Line, Stats, Tick, Window
@@ -281,14 +282,34 @@ async def _measure(
     each_second: Callable[[Stats, float], None],
 ) -> Window:
     """One process's load: connect every seat of ``plan``'s tables, await ``begin``, then play ``duration``
-    seconds, calling ``each_second(stats, seconds so far)``."""
+    seconds (less if SIGINT or SIGTERM comes: ``Interrupted`` before), calling ``each_second(stats, seconds so
+    far)``."""
     stats = Stats()
     slots = [TableSlot(plan, stats, i) for i in range(plan.first, plan.first + plan.tables)]
-    connecting = time.perf_counter()
-    await _connect(plan, slots)
-    connect_s = time.perf_counter() - connecting
-    relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
-    await begin()
+    with Stop() as signalled:
+        connecting = time.perf_counter()
+        try:
+            await signalled.unless(_connect(plan, slots))
+            connect_s = time.perf_counter() - connecting
+            relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
+            await signalled.unless(begin())
+        except Interrupted:
+            await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
+            raise
+        window = await _play(slots, stats, duration, watched, each_second, signalled)
+    return dataclasses.replace(window, connect_s=connect_s)
+
+
+async def _play(
+    slots: Sequence[TableSlot],
+    stats: Stats,
+    duration: float,
+    watched: Watched,
+    each_second: Callable[[Stats, float], None],
+    signalled: Stop,
+) -> Window:
+    """``_measure``'s window: the tables play ``duration`` seconds, or until ``signalled``."""
+    plan = slots[0].plan
     stop = asyncio.Event()
     runners = [asyncio.create_task(slot.run(stop)) for slot in slots]
     runners.append(asyncio.create_task(watchdog(slots, plan.game_timeout)))
@@ -301,7 +322,7 @@ async def _measure(
         each_second(stats, elapsed)
 
     ticker = asyncio.create_task(_each_second(watched, tick))
-    await asyncio.sleep(duration)
+    await signalled.sleep(duration)
     stats.recording = False
     elapsed = time.perf_counter() - started
     cpu = watched.cpu_seconds()
@@ -315,7 +336,7 @@ async def _measure(
         task.cancel()
     stats.errors.update(died(await asyncio.gather(*runners, ticker, return_exceptions=True)))
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
-    return Window(stats, elapsed, connect_s, connections, cpu)
+    return Window(stats, elapsed, 0.0, connections, cpu, signalled.signum)
 
 
 async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -> dict[str, Any]:
@@ -337,6 +358,8 @@ def _child(plan: Plan, duration: float) -> int:
         window = asyncio.run(_measure(plan, duration, Watched(None), ready_then_wait_for_go, tick))
     except ConnectFailed as exc:  # (its parent names this process, then this line's)
         raise SystemExit(f"hauntd loadtest: {exc}") from None
+    except Interrupted as exc:  # (its parent, which ended it, says so)
+        return 128 + exc.signum
     tell("result", window.to_json())
     return 0
 
@@ -393,32 +416,38 @@ async def _spread(plan: Plan, duration: float, processes: int, progress: bool, w
             line(Tick.total(Tick(**child.tick) for child in children), time.perf_counter() - started)
 
     async def window() -> dict[str, float]:
-        """The window, the server's memory sampled each second: this process's and the server's CPU over it."""
+        """The window, the server's memory sampled each second: this process's and the server's CPU over it.  A
+        signal ends it early, and the load processes' (they are in a process group of their own) with SIGINT."""
         sampler = asyncio.create_task(_each_second(watched, lambda elapsed: None))
         try:
-            await asyncio.sleep(duration)
+            await signalled.sleep(duration)
         finally:
             sampler.cancel()
+        if signalled.signum is not None:
+            for child in children:
+                child.interrupt()
         cpu = watched.cpu_seconds()
         watched.sample()
         line.end()
         return cpu
 
-    try:
-        for child in children:
-            await child.start()
-        # the barrier (a load process stopped while it connects would hold it for good)
-        await _all(*(child.receive("ready", plan.connect_timeout + START_GRACE) for child in children))
-        watched.start()
-        started = time.perf_counter()
-        for child in children:
-            child.ticked = ticked
-            child.go()
-        within = duration + RESULT_GRACE
-        cpu, *results = await _all(window(), *(child.receive("result", within) for child in children))
-    finally:
-        await asyncio.gather(*(child.end() for child in children))
-    merged = loadstats.merge([Window.from_json(result) for result in results], cpu)
+    with Stop() as signalled:
+        try:
+            for child in children:
+                await child.start()
+            # the barrier (a load process stopped while it connects would hold it for good)
+            ready = (child.receive("ready", plan.connect_timeout + START_GRACE) for child in children)
+            await signalled.unless(_all(*ready))
+            watched.start()
+            started = time.perf_counter()
+            for child in children:
+                child.ticked = ticked
+                child.go()
+            within = duration + RESULT_GRACE
+            cpu, *results = await _all(window(), *(child.receive("result", within) for child in children))
+        finally:
+            await asyncio.gather(*(child.end() for child in children))
+    merged = loadstats.merge([Window.from_json(result) for result in results], cpu, signalled.signum)
     return {**loadstats.report(plan, merged), "processes": processes}
 
 
@@ -444,8 +473,11 @@ def loadtest(
             # bots play flat out, faster than the per-connection rate limit meant for people allows
             args = ["--log-format", "json", "--data-dir", str(tmp / "data"), "--rate", "1e6", "--burst", "1000000"]
             server = ServerProcess(args, tmp / "server.log", tied=True)  # (gone with us, even on SIGTERM)
-            server.start()
             stack.callback(server.kill, signal.SIGTERM)
+            try:
+                server.start()
+            except KeyboardInterrupt:  # (a Ctrl-C while it starts, before the loop and its handlers)
+                raise Interrupted(signal.SIGINT) from None
             plan.url = server.url
         watched = Watched(server.process.pid if server is not None and server.process is not None else None)
         try:
@@ -454,11 +486,12 @@ def loadtest(
             else:
                 report.update(asyncio.run(_spread(plan, duration, processes, progress, watched)))
         except (Died, ConnectFailed) as exc:
-            raise SystemExit(f"hauntd loadtest: {exc}") from None
+            raise SystemExit(f"hauntd loadtest: {exc}") from None  # (``Interrupted`` goes up to ``run``)
         if server is not None:
             report["server_rss_mb"] = round(sum(watched.peak_rss.values()), 1)
             report["server_rss_parts_mb"] = {k: round(v, 1) for k, v in watched.peak_rss.items()}
-    if baseline == "echo":  # after the load, from this one process whatever ``processes``: the ratio's meaning
+    # after the load (not after an interrupted one), from this one process whatever ``processes``: ratio's meaning
+    if baseline == "echo" and "interrupted" not in report:
         with echo_server() as (url, pid):
             echo = Watched(pid)
             window: dict[str, Any] = {}  # the timed window only: not the handshakes and closes around it
@@ -557,14 +590,22 @@ def run(args: argparse.Namespace) -> int:
     if args.processes > args.tables:
         args._usage_error(f"argument --processes: {args.processes} is more than --tables {args.tables}")
     baseline_seconds = args.baseline_seconds if args.baseline_seconds is not None else min(args.duration, 10.0)
-    report = loadtest(
-        plan,
-        args.duration,
-        spawn=args.spawn,
-        baseline=args.baseline,
-        baseline_seconds=baseline_seconds,
-        progress=args.progress,
-        processes=args.processes,
-    )
+    try:
+        report = loadtest(
+            plan,
+            args.duration,
+            spawn=args.spawn,
+            baseline=args.baseline,
+            baseline_seconds=baseline_seconds,
+            progress=args.progress,
+            processes=args.processes,
+        )
+    except Interrupted as exc:
+        print(f"hauntd loadtest: {exc}", file=sys.stderr)
+        return 128 + exc.signum
     print(json.dumps(report))
+    if "interrupted" in report:
+        says = f"the report covers the {report['duration_s']:g} s measured of {args.duration:g}"
+        print(f"hauntd loadtest: interrupted by {report['interrupted']}: {says}", file=sys.stderr)
+        return 128 + signal.Signals[report["interrupted"]]
     return 0

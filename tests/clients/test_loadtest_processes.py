@@ -167,10 +167,12 @@ def test_a_load_process_killed_mid_run_fails_the_run_and_leaves_no_process() -> 
     assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
 
 
-def test_a_ctrl_c_while_the_load_processes_start_leaves_one_traceback_and_no_process(server: ServerProcess) -> None:
+def test_a_ctrl_c_while_the_load_processes_start_says_so_in_one_line_and_leaves_no_process(
+    server: ServerProcess,
+) -> None:
     """Ctrl-C at a terminal (SIGINT to the foreground process group) while the load processes still import:
-    it reaches the parent only, which ends them; each of them printed a KeyboardInterrupt traceback too (the
-    parent, stopped a moment here, cannot end them first as it often does)."""
+    it reaches the parent only, which ends them and says nothing was measured (it printed a KeyboardInterrupt
+    traceback; each load process did too, when the parent, stopped a moment here, could not end them first)."""
     command = [sys.executable, "-m", "server.cli", "loadtest", "--url", server.url, "--tables", "2"]
     command += ["--processes", "2", "--duration", "1"]
     parent = subprocess.Popen(
@@ -198,12 +200,46 @@ def test_a_ctrl_c_while_the_load_processes_start_leaves_one_traceback_and_no_pro
         _, err = parent.communicate(timeout=30)
     finally:
         parent.kill()
-    assert parent.returncode == -signal.SIGINT, err
-    assert err.splitlines().count("KeyboardInterrupt") == 1, err
+    assert parent.returncode == 130, err
+    assert err == "hauntd loadtest: interrupted by SIGINT before the measured window: nothing measured\n", err
     deadline = time.monotonic() + 15
     while any(map(_alive, processes)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
+
+
+@pytest.mark.parametrize(("signum", "processes"), [(signal.SIGINT, "1"), (signal.SIGTERM, "2")])
+def test_a_signal_mid_run_ends_it_with_a_report_of_what_was_measured_and_no_process(
+    signum: signal.Signals, processes: str
+) -> None:
+    """Ctrl-C (or SIGTERM) in the window ended the run in a ``KeyboardInterrupt`` traceback (or silently) and no
+    figures; now the window ends there, its report says so, and the server and load processes are gone."""
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--spawn", "--tables", "2", "--processes", processes]
+    command += ["--game", "spook", "--duration", "60", "--progress", "--baseline", "echo"]
+    parent = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert parent.stderr is not None
+        parent.stderr.readline()  # the first progress line: a second of the window has passed
+        processes_started = _descendants(parent.pid)
+        time.sleep(1)
+        started = time.monotonic()
+        parent.send_signal(signum)
+        out, err = parent.communicate(timeout=30)
+    finally:
+        parent.kill()
+    assert time.monotonic() - started < 10
+    assert parent.returncode == 128 + signum, err
+    report = json.loads(out)
+    assert report["interrupted"] == signum.name and "echo_roundtrips_per_s" not in report  # (no baseline after)
+    assert 1.5 < report["duration_s"] < 10 and report["errors"] == {} and report["connections"] == 8
+    assert report["actions"] > 0
+    assert report["actions_per_s"] * report["duration_s"] == pytest.approx(report["actions"], rel=0.01)
+    says = f"hauntd loadtest: interrupted by {signum.name}: the report covers the {report['duration_s']:g} s measured"
+    assert err.splitlines()[-1] == f"{says} of 60", err
+    deadline = time.monotonic() + 15
+    while any(map(_alive, processes_started)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [cmdline for pid, cmdline in processes_started.items() if _alive(pid)]
 
 
 STOPPED_CHILD = "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)"
