@@ -440,6 +440,9 @@ def chaos(
     cluster = Cluster(work, processes, redis_url)
     try:
         report = asyncio.run(_chaos(cluster, plan, duration, grace, harm, progress))
+    except KeyboardInterrupt:  # (Ctrl-C, SIGTERM: ``server/cli.py`` says so, with no report)
+        print(f"hauntd chaos: the logs so far are in {work}", file=sys.stderr)
+        raise
     finally:
         cluster.stop()
     if work_dir is None and passed(report):

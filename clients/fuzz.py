@@ -116,6 +116,7 @@ def _spawned(plan: Run) -> dict[str, Any]:
         server = ServerProcess(
             ["--log-format", "json", "--redis-url", valkey.url, "--rate", "1000000", "--burst", "1000000"],
             Path(tmp) / "server.log",
+            tied=True,  # (gone with us, however we end)
         )
         try:
             server.start()
@@ -538,7 +539,11 @@ async def _fuzz(url: str, redis_url: str | None, log_path: Path | None, plan: Ru
         await asyncio.sleep(0.5)  # let the server finish logging the closes
         rss_after = await asyncio.to_thread(_rss, http_base)
         alive = await asyncio.to_thread(_alive, http_base)
-    finally:
+    finally:  # (interrupted: the workers stop, even one whose cancel ``wait_for`` lost, as it can in Python 3.11;
+        until = 0.0  # and a server stopping waits 10 s for the close of a connection left open)
+        for worker in team:
+            if worker.ws is not None:
+                worker.ws.transport.abort()
         if store is not None:
             await store.aclose()
     errors = unhandled(log_path, log_offset)

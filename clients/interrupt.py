@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 T = TypeVar("T")
@@ -24,15 +24,17 @@ class Interrupted(Exception):
 
 class Stop:
     """While entered (in a running loop), SIGINT and SIGTERM set ``event`` instead of ending the process;
-    ``signum`` is the first that came."""
+    ``signum`` is the first that came.  On leaving, the handlers from before are back."""
 
     def __init__(self) -> None:
         self.event = asyncio.Event()
         self.signum: int | None = None
+        self._before: dict[int, Any] = {}
 
     def __enter__(self) -> Stop:
         loop = asyncio.get_running_loop()
         for signum in SIGNALS:
+            self._before[signum] = signal.getsignal(signum)
             loop.add_signal_handler(signum, self._got, signum)
         return self
 
@@ -40,6 +42,7 @@ class Stop:
         loop = asyncio.get_running_loop()
         for signum in SIGNALS:
             loop.remove_signal_handler(signum)
+            signal.signal(signum, self._before[signum])
 
     def _got(self, signum: int) -> None:
         if self.signum is None:

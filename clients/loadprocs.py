@@ -123,8 +123,10 @@ def tell(kind: str, value: Any) -> None:
 
 
 def become_child() -> None:
-    """Stdout is the parent's pipe, so anything else printed goes to stderr."""
+    """Stdout is the parent's pipe, so anything else printed goes to stderr; the parent's SIGTERM (it ends the
+    run) ends it quietly, but for its window (``clients/interrupt.py``)."""
     sys.stdout = sys.stderr
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 async def ready_then_wait_for_go() -> None:

@@ -474,10 +474,7 @@ def loadtest(
             args = ["--log-format", "json", "--data-dir", str(tmp / "data"), "--rate", "1e6", "--burst", "1000000"]
             server = ServerProcess(args, tmp / "server.log", tied=True)  # (gone with us, even on SIGTERM)
             stack.callback(server.kill, signal.SIGTERM)
-            try:
-                server.start()
-            except KeyboardInterrupt:  # (a Ctrl-C while it starts, before the loop and its handlers)
-                raise Interrupted(signal.SIGINT) from None
+            server.start()
             plan.url = server.url
         watched = Watched(server.process.pid if server is not None and server.process is not None else None)
         try:

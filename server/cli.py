@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
+import signal
 import sys
 from collections.abc import Callable
 
@@ -108,9 +109,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_signals: list[str] = []  # SIGTERMs taken for Ctrl-Cs
+
+
+def _as_ctrl_c(signum: int, frame: object) -> None:
+    """SIGTERM as a Ctrl-C (to asyncio too, which cancels its main task rather than raise in whatever task runs):
+    what the command started is stopped on the way out (it died at once, leaving the server of ``fuzz`` or
+    ``bench latency`` running, and their temporary directories)."""
+    _signals.append(signal.Signals(signum).name)
+    signal.raise_signal(signal.SIGINT)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv  # (``serve --workers N`` starts its workers with it)
+    if argv is None and args.command != "serve":  # (the command line's process, not a caller's; serve has its own)
+        signal.signal(signal.SIGTERM, _as_ctrl_c)
     try:
         code: int = args._module.run(args)
     except (OSError, WebSocketException, redis.exceptions.ConnectionError, EmbeddedValkeyError) as exc:
@@ -121,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
             why = f"the store did not let us in: {why} (its password goes in the URL: redis://:PASSWORD@HOST:PORT/0)"
         print(f"hauntd {args.command}: {why}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM where the command does not stop by itself (serve does; loadtest
+        # reports what it measured)
+        name = _signals[-1] if _signals else "SIGINT"
+        print(f"hauntd {args.command}: interrupted by {name}, before its report", file=sys.stderr)
+        return 128 + signal.Signals[name]
     return code
 
 

@@ -68,14 +68,32 @@ async def _play(url: str, n_actions: int, seats: int, seed: int) -> dict[str, An
     games = 0
     while len(acked) < n_actions:
         clients = [Client(url, client=f"bench{i}") for i in range(seats)]
-        for client in clients:
-            await client.connect()
-        table = await clients[0].create("mansion", seats)
-        for i, client in enumerate(clients):
-            await client.join(table, f"bench{i}")
-        players = [_Seat(c, table) for c in clients]
-        seq = await clients[0].start(table)
-        games += 1
+        try:
+            await _game(clients, n_actions, seats, chooser, acked, fanned)
+            games += 1
+        finally:  # (also when interrupted: a server stopping waits 10 s for the close of a connection left open)
+            await asyncio.gather(*(client.close() for client in clients))
+    return {
+        "seats": seats,
+        "games": games,
+        "actions": len(acked),
+        "accepted": _percentiles(acked),
+        "update_at_other_seats": _percentiles(fanned),
+    }
+
+
+async def _game(
+    clients: list[Client], n_actions: int, seats: int, chooser: random.Random, acked: list[float], fanned: list[float]
+) -> None:
+    """One game of ``_play`` on ``clients`` (not connected yet), until it ends or ``acked`` has ``n_actions``."""
+    for client in clients:
+        await client.connect()
+    table = await clients[0].create("mansion", seats)
+    for i, client in enumerate(clients):
+        await client.join(table, f"bench{i}")
+    players = [_Seat(c, table) for c in clients]
+    seq = await clients[0].start(table)
+    try:
         while len(acked) < n_actions and not players[0].over:
             for p in players:  # everyone has this update's prompts (a seat owing nothing gets them too)
                 await p.wait(lambda p=p, seq=seq: p.legal[0] >= seq or p.over)
@@ -92,16 +110,9 @@ async def _play(url: str, n_actions: int, seats: int, seed: int) -> dict[str, An
                 await p.wait(lambda p=p, seq=seq: seq in p.arrived)
                 if p is not actor:
                     fanned.append(p.arrived[seq] - sent)
+    finally:
         for p in players:
             p.task.cancel()
-            await p.client.close()
-    return {
-        "seats": seats,
-        "games": games,
-        "actions": len(acked),
-        "accepted": _percentiles(acked),
-        "update_at_other_seats": _percentiles(fanned),
-    }
 
 
 def bench_latency(url: str | None, n_actions: int, seats: int, seed: int) -> dict[str, Any]:
@@ -111,6 +122,7 @@ def bench_latency(url: str | None, n_actions: int, seats: int, seed: int) -> dic
         server = ServerProcess(
             ["--log-format", "json", "--data-dir", str(Path(tmp) / "data")],
             Path(tmp) / "server.log",
+            tied=True,  # (gone with us, however we end)
         )
         server.start()
         try:
