@@ -342,8 +342,10 @@ async def _play(
 async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -> dict[str, Any]:
     """Every table in this process (``--processes 1``), which shows its own progress line."""
     line = Line.made(progress, duration)
-    window = await _measure(plan, duration, watched, _at_once, lambda stats, elapsed: line(Tick.of(stats), elapsed))
-    line.end()
+    try:
+        window = await _measure(plan, duration, watched, _at_once, lambda s, elapsed: line(Tick.of(s), elapsed))
+    finally:
+        line.end()
     return loadstats.report(plan, window)
 
 
@@ -446,6 +448,7 @@ async def _spread(plan: Plan, duration: float, processes: int, progress: bool, w
             within = duration + RESULT_GRACE
             cpu, *results = await _all(window(), *(child.receive("result", within) for child in children))
         finally:
+            line.end()  # (a load process that died ends the run: its line on a terminal is not to follow ours)
             await asyncio.gather(*(child.end() for child in children))
     merged = loadstats.merge([Window.from_json(result) for result in results], cpu, signalled.signum)
     return {**loadstats.report(plan, merged), "processes": processes}

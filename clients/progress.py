@@ -18,6 +18,7 @@ class Progress:
     def __init__(self, *, every: float | None = None) -> None:
         self.live = sys.stderr.isatty()
         self.every = every if every is not None else 1.0 if self.live else QUIET_EVERY
+        self.open = False  # a line shown on the terminal, not ended yet
 
     async def run(self, describe: Callable[[float], str]) -> None:
         while True:
@@ -26,7 +27,10 @@ class Progress:
 
     def show(self, line: str) -> None:
         print(f"\r\x1b[K{line}" if self.live else line, end="" if self.live else "\n", file=sys.stderr, flush=True)
+        self.open = self.live
 
     def end(self) -> None:
-        if self.live:
+        """End the line left open, if any (so what is printed next starts a line of its own); again: nothing."""
+        if self.open:
             print(file=sys.stderr, flush=True)
+        self.open = False

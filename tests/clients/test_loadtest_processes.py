@@ -242,6 +242,26 @@ def test_a_signal_mid_run_ends_it_with_a_report_of_what_was_measured_and_no_proc
     assert not [cmdline for pid, cmdline in processes_started.items() if _alive(pid)]
 
 
+TICKED_ONCE = (
+    "import sys, time; print('{\"ready\": true}', flush=True); sys.stdin.readline(); "
+    'print(\'{"tick": {"actions": 1, "connections": 2}}\', flush=True); time.sleep(2)'
+)  # (the sleep: the other one's tick comes in too, and with it the line, before this one exits)
+
+
+async def test_a_load_process_that_dies_mid_run_leaves_no_progress_line_open_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its error came right after the progress line, on the same line: "… leaks 0hauntd loadtest: load process 2
+    of 2 (tables 5–9) was killed by SIGKILL …"."""
+    monkeypatch.setattr(loadtest, "_child_argv", lambda share, duration: [sys.executable, "-c", TICKED_ONCE])
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    plan = Plan("", tables=2, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
+    with pytest.raises(loadtest.Died, match="exited with status 0 before its result"):
+        await asyncio.wait_for(loadtest._spread(plan, 30, 2, False, Watched(None)), 20)
+    err = capsys.readouterr().err
+    assert "conns 4 " in err and err.endswith("\n"), err
+
+
 STOPPED_CHILD = "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)"
 HUNG_CHILD = "import sys, time; print('{\"ready\": true}', flush=True); sys.stdin.readline(); time.sleep(600)"
 

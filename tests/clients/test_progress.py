@@ -38,3 +38,15 @@ def test_on_a_terminal_the_line_is_rewritten_in_place_and_ended_once(capsys: pyt
     shown.show("second")
     shown.end()
     assert capsys.readouterr().err == "\r\x1b[Kfirst\r\x1b[Ksecond\n"
+
+
+def test_on_a_terminal_a_line_is_ended_only_if_one_was_shown(capsys: pytest.CaptureFixture[str]) -> None:
+    """A load process that died mid-run had its error glued to the progress line ("… leaks 0hauntd loadtest: load
+    process 2 of 2 …"): the line is now ended on every way out, and ending it when none is open prints nothing."""
+    shown = Progress()
+    shown.live = True
+    shown.end()
+    shown.show("line")
+    shown.end()
+    shown.end()
+    assert capsys.readouterr().err == "\r\x1b[Kline\n"
