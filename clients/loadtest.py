@@ -528,7 +528,7 @@ def add_table_arguments(parser: argparse.ArgumentParser, *, game: str, game_time
         "--game-timeout",
         type=positive,
         default=game_timeout,
-        help="a game whose seats receive nothing for this long counts as stalled (default: %(default)s)",
+        help="seconds a game's seats may receive nothing before it counts as stalled (default: %(default)s)",
     )
 
 
@@ -576,7 +576,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds every seat has to connect before the run fails with exit status 1, naming how many did "
         "(a server that stops answering; default: %(default)g, for 1,000 tables that take some 7 s)",
     )
-    parser.add_argument("--progress", action="store_true", help="a progress line per second on stderr")
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="a progress line per second on stderr, even when it is not a terminal (on one it is always shown)",
+    )
     parser.add_argument("--json", action="store_true", help="print only the JSON report (the default output)")
     # internal: this is one load process of a --processes run, its tables numbered from FIRST
     parser.add_argument("--child", type=int, default=None, metavar="FIRST", help=argparse.SUPPRESS)

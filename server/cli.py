@@ -29,6 +29,54 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("server.verify", "replay finished tables from their logs: seed commitment, events, final state"),
 }
 
+# command (and bench kind) -> examples, shown at the end of its --help
+EXAMPLES: dict[str, list[str]] = {
+    "serve": [
+        "hauntd serve                                   # 127.0.0.1:8765, an embedded Valkey in ./data",
+        "hauntd serve --host 0.0.0.0 --workers 4 --data-dir /var/lib/hauntd",
+        "hauntd serve --redis-url redis://127.0.0.1:6379/0 --rate 1e6 --burst 1000000   # to be load-tested",
+    ],
+    "schema": ["hauntd schema > schema.json", "hauntd schema --game mansion"],
+    "bench": ["hauntd bench engine --help", "hauntd bench latency --help", "hauntd bench bots --help"],
+    "bench engine": ["hauntd bench engine --game spook --seats 3 --games 1000"],
+    "bench latency": [
+        "hauntd bench latency --actions 2000                 # a server of its own",
+        "hauntd bench latency --url ws://127.0.0.1:8765",
+    ],
+    "bench bots": ["hauntd bench bots --game ghost-at-home --strategy greedy --games 500"],
+    "bot": ["hauntd bot --url ws://127.0.0.1:8765 --table TABLE --strategy greedy"],
+    "loadtest": [
+        "hauntd loadtest --spawn --tables 50 --duration 20 > report.json   # a server of its own",
+        "hauntd loadtest --url ws://127.0.0.1:8765 --tables 200 --game mix --progress",
+        "hauntd loadtest --spawn --tables 1000 --processes 2 --baseline echo --connect-timeout 120",
+    ],
+    "fuzz": [
+        "hauntd fuzz --seconds 60                            # a server and a Valkey of its own",
+        "hauntd fuzz --url ws://127.0.0.1:8765 --redis-url redis://127.0.0.1:6379/0 --server-log server.log",
+    ],
+    "chaos": ["hauntd chaos --tables 20 --duration 120 --kill-every 20 --work-dir chaos-logs"],
+    "verify": ["hauntd verify --redis-url redis://127.0.0.1:6379/0 TABLE1 TABLE2   # embedded: its log's port"],
+}
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's, but an epilog of several lines (the examples) keeps its lines as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" not in text:
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in text.splitlines())
+
+
+def _examples(parser: argparse.ArgumentParser, name: str) -> None:
+    """``name``'s examples as ``parser``'s epilog, and those of its kinds (``bench engine``, …) as theirs."""
+    parser.formatter_class = HelpFormatter
+    parser.epilog = "examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for kind, sub in action.choices.items():
+                _examples(sub, f"{name} {kind}")
+
 
 def bounded(
     kind: type[int] | type[float], least: float, most: float = math.inf, *, above: bool = False
@@ -105,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help_text, description=help_text)
         module = importlib.import_module(module_name)
         module.add_arguments(command)
+        _examples(command, name)
         command.set_defaults(_module=module, _usage_error=command.error)
     return parser
 

@@ -1,6 +1,7 @@
 """The ``hauntd`` command line as a new user meets it: ``--help`` and a mistyped option."""
 
 import argparse
+import shlex
 import socket
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import redis.exceptions
 
 from clients import chaos, fuzz, loadtest
 from server import bench, latency, verify
-from server.cli import build_parser, main
+from server.cli import EXAMPLES, build_parser, main
 from server.launch import ROOT, ServerProcess
 from server.service import new_table_id
 
@@ -43,6 +44,20 @@ def test_every_option_with_a_default_states_it_in_its_help() -> None:
         if action.default not in (None, False, [], argparse.SUPPRESS) and "default" not in (action.help or "")
     ]
     assert silent == []
+
+
+def test_every_command_shows_examples_that_it_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """No ``--help`` showed a single command line; now each ends with examples, and each example parses."""
+    commands = {command for command, _ in options(build_parser())} - {"hauntd"}
+    assert {f"hauntd {name}" for name in EXAMPLES} == commands
+    for name, examples in EXAMPLES.items():
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([*name.split(), "--help"])
+        assert "examples:\n  hauntd " + name in capsys.readouterr().out, name
+        for example in examples:
+            words = shlex.split(example.split("#")[0].split(">")[0])
+            if words[-1] != "--help":
+                assert build_parser().parse_args(words[1:]).command == name.split()[0], example
 
 
 def test_bench_bots_refuses_an_unknown_strategy(capsys: pytest.CaptureFixture[str]) -> None:
