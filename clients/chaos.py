@@ -327,6 +327,25 @@ async def _chaos(
     await cluster.start()
     urls = [server.url for server in cluster.servers]
     slots = [ChaosSlot(plan, stats, i, urls, ledger) for i in range(plan.tables)]
+    try:
+        return await _play(cluster, plan, duration, grace, harm, progress, stats, ledger, slots)
+    except asyncio.CancelledError:  # Ctrl-C, SIGTERM: connections closed, the servers stop at once (not in 10 s)
+        await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
+        raise
+
+
+async def _play(
+    cluster: Cluster,
+    plan: Plan,
+    duration: float,
+    grace: float,
+    harm: Harm,
+    progress: bool,
+    stats: Stats,
+    ledger: Ledger,
+    slots: list[ChaosSlot],
+) -> dict[str, Any]:
+    """``_chaos`` on its ``slots``: play, harm, drain, audit; the report."""
     gate = asyncio.Semaphore(50)
 
     async def connect(slot: ChaosSlot) -> None:

@@ -1,8 +1,9 @@
-"""Ctrl-C (SIGINT) or SIGTERM in the middle of a run of ``fuzz`` or ``bench latency``: one line saying so, the
-exit status of the signal, and neither the server it started nor its store left running, at once."""
+"""Ctrl-C (SIGINT) or SIGTERM in the middle of a run of ``fuzz``, ``bench latency`` or ``chaos``: a line saying
+so, the exit status of the signal, and neither the servers it started nor its store left running, at once."""
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,12 +17,16 @@ from tests.clients.test_loadtest_processes import _alive, _descendants
 
 @pytest.mark.parametrize(
     ("command", "signum"),
-    [(["fuzz", "--seconds", "60"], signal.SIGTERM), (["bench", "latency", "--actions", "1000000"], signal.SIGINT)],
+    [
+        (["fuzz", "--seconds", "60"], signal.SIGTERM),
+        (["bench", "latency", "--actions", "1000000"], signal.SIGINT),
+        (["chaos", "--tables", "2", "--duration", "60"], signal.SIGINT),
+    ],
     ids=lambda value: value[0] if isinstance(value, list) else value.name,
 )
 def test_a_signal_mid_run_stops_it_in_one_line_leaving_no_process(command: list[str], signum: signal.Signals) -> None:
     """SIGTERM killed ``fuzz`` at once, leaving its server running (not tied to it) and its temporary directory;
-    a Ctrl-C printed a ``KeyboardInterrupt`` traceback and the server then waited 10 s on connections nobody
+    a Ctrl-C printed a ``KeyboardInterrupt`` traceback and the servers then waited 10 s on connections nobody
     closed."""
     run = subprocess.Popen(
         [sys.executable, "-m", "server.cli", *command],
@@ -47,7 +52,12 @@ def test_a_signal_mid_run_stops_it_in_one_line_leaving_no_process(command: list[
         run.kill()
     assert time.monotonic() - sent < 5
     assert run.returncode == 128 + signum and out == "", err
-    assert err == f"hauntd {command[0]}: interrupted by {signum.name}, before its report\n"
+    lines = err.splitlines()
+    if command[0] == "chaos":  # (its logs are kept, and named)
+        logs = lines.pop(0)
+        assert logs.startswith("hauntd chaos: the logs so far are in "), err
+        shutil.rmtree(logs.rsplit(" ", 1)[1])
+    assert lines == [f"hauntd {command[0]}: interrupted by {signum.name}, before its report"], err
     assert any(" serve " in cmdline for cmdline in started.values()), started
     deadline = time.monotonic() + 15
     while any(map(_alive, started)) and time.monotonic() < deadline:
