@@ -612,4 +612,7 @@ def run(args: argparse.Namespace) -> int:
         says = f"the report covers the {report['duration_s']:g} s measured of {args.duration:g}"
         print(f"hauntd loadtest: interrupted by {report['interrupted']}: {says}", file=sys.stderr)
         return 128 + signal.Signals[report["interrupted"]]
+    if report["leaks"]:  # hidden information reached a seat that must not see it: the server is not fit to deploy
+        print(f"hauntd loadtest: {report['leaks']} leaks of hidden information (leak_examples)", file=sys.stderr)
+        return 1
     return 0

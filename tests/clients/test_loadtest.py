@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from clients import echo, loadstats, loadtest
 from clients.loadtest import Clock
 from clients.watched import Watched
+from server.cli import main
 from server.launch import ROOT, ServerProcess
 
 FIELDS = {
@@ -197,3 +198,14 @@ async def test_a_server_that_stops_after_the_handshake_fails_the_run_at_the_conn
     says = f"hauntd loadtest: 0 of 8 connections to {url} open, then: not all open after 1 s (--connect-timeout)"
     assert done.stderr == says + "\n"
     assert took < 5, took
+
+
+def test_a_leak_fails_the_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run whose bots saw another seat's hidden values exited 0 like a clean one: a script gating a deploy on
+    it passed a server that leaks."""
+    leaked = {"leaks": 2, "leak_examples": ["seat 1 of T: a Haunt value"], "duration_s": 1.0}
+    monkeypatch.setattr(loadtest, "loadtest", lambda *args, **kwargs: leaked)
+    assert main(["loadtest", "--url", "ws://127.0.0.1:1", "--duration", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == leaked
+    assert err == "hauntd loadtest: 2 leaks of hidden information (leak_examples)\n"
