@@ -115,6 +115,15 @@ class Line:
             f"errors {tick.errors}  leaks {tick.leaks}" + (f"  down {tick.down}" if tick.down else "")
         )
 
+    def ticked(self, stats: Stats, elapsed: float) -> None:
+        """The line of this process's own ``stats``."""
+        self(Tick.of(stats), elapsed)
+
+    def connecting(self, opened: int, total: int, elapsed: float) -> None:
+        """The line while the seats connect (thousands of them take seconds)."""
+        if self.shown is not None:
+            self.shown.show(f"{elapsed:5.0f}s   connecting: {opened} of {total} connections open")
+
     def end(self) -> None:
         """End the line for good (a load process's late counters show nothing more)."""
         if self.shown is not None:

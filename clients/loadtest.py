@@ -253,25 +253,36 @@ def _down(slots: Sequence[TableSlot]) -> int:
     return sum(client.down for slot in slots for client in slot.clients)
 
 
-async def _connect(plan: Plan, slots: Sequence[TableSlot]) -> None:
-    """Open every seat's connection, 50 tables at a time; ``ConnectFailed`` at the first that fails, or once
-    ``plan.connect_timeout`` has passed (a server that stops answering mid-way, a network that drops packets),
-    saying how many were open by then."""
+async def _connect(plan: Plan, slots: Sequence[TableSlot], connecting: Callable[[int, int, float], None]) -> None:
+    """Open every seat's connection, 50 tables at a time, calling ``connecting(open, all, seconds so far)`` each
+    second; ``ConnectFailed`` at the first that fails, or once ``plan.connect_timeout`` has passed (a server that
+    stops answering mid-way, a network that drops packets), saying how many were open by then."""
     gate = asyncio.Semaphore(50)
+    total = plan.tables * plan.seats
+
+    def opened() -> int:
+        return sum(client.connected for slot in slots for client in slot.clients)
 
     async def connect(slot: TableSlot) -> None:
         async with gate:
             await slot.connect()
 
+    async def tell() -> None:
+        started = time.perf_counter()
+        while True:
+            await asyncio.sleep(1.0)
+            connecting(opened(), total, time.perf_counter() - started)
+
+    ticker = asyncio.create_task(tell())
     try:
         async with asyncio.timeout(plan.connect_timeout):
             await _all(*(connect(slot) for slot in slots))
     except (ServerError, ConnectionLost, OSError) as exc:  # (``TimeoutError`` included)
-        opened = sum(client.connected for slot in slots for client in slot.clients)
         late = isinstance(exc, TimeoutError) and not str(exc)  # (the phase's own timeout, not a connection's)
         why = f"not all open after {plan.connect_timeout:g} s (--connect-timeout)" if late else said(exc)
-        total = plan.tables * plan.seats
-        raise ConnectFailed(f"{opened} of {total} connections to {plan.url} open, then: {why}") from None
+        raise ConnectFailed(f"{opened()} of {total} connections to {plan.url} open, then: {why}") from None
+    finally:
+        ticker.cancel()
 
 
 async def _measure(
@@ -280,17 +291,18 @@ async def _measure(
     watched: Watched,
     begin: Callable[[], Awaitable[None]],
     each_second: Callable[[Stats, float], None],
+    connecting: Callable[[int, int, float], None] = lambda opened, total, elapsed: None,
 ) -> Window:
-    """One process's load: connect every seat of ``plan``'s tables, await ``begin``, then play ``duration``
-    seconds (less if SIGINT or SIGTERM comes: ``Interrupted`` before), calling ``each_second(stats, seconds so
-    far)``."""
+    """One process's load: connect every seat of ``plan``'s tables (``connecting``: see ``_connect``), await
+    ``begin``, then play ``duration`` seconds (less if SIGINT or SIGTERM comes: ``Interrupted`` before), calling
+    ``each_second(stats, seconds so far)``."""
     stats = Stats()
     slots = [TableSlot(plan, stats, i) for i in range(plan.first, plan.first + plan.tables)]
     with Stop() as signalled:
-        connecting = time.perf_counter()
+        began = time.perf_counter()
         try:
-            await signalled.unless(_connect(plan, slots))
-            connect_s = time.perf_counter() - connecting
+            await signalled.unless(_connect(plan, slots, connecting))
+            connect_s = time.perf_counter() - began
             relax_gc()  # thousands of connections: the collector's passes would cost more than the bots
             await signalled.unless(begin())
         except Interrupted:
@@ -343,7 +355,7 @@ async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -
     """Every table in this process (``--processes 1``), which shows its own progress line."""
     line = Line.made(progress, duration)
     try:
-        window = await _measure(plan, duration, watched, _at_once, lambda s, elapsed: line(Tick.of(s), elapsed))
+        window = await _measure(plan, duration, watched, _at_once, line.ticked, line.connecting)
     finally:
         line.end()
     return loadstats.report(plan, window)

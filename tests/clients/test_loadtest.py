@@ -15,7 +15,7 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 from clients import echo, loadstats, loadtest
-from clients.loadtest import Clock
+from clients.loadtest import Clock, Plan
 from clients.watched import Watched
 from server.cli import main
 from server.launch import ROOT, ServerProcess
@@ -209,3 +209,23 @@ def test_a_leak_fails_the_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     out, err = capsys.readouterr()
     assert json.loads(out) == leaked
     assert err == "hauntd loadtest: 2 leaks of hidden information (leak_examples)\n"
+
+
+async def test_the_progress_line_counts_the_connections_while_the_seats_connect(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Thousands of seats take seconds to connect, and the line said nothing until the window began: a run that
+    looked hung, or a server slow to welcome, showed the same blank."""
+
+    async def deaf(ws: ServerConnection) -> None:
+        ws.transport.pause_reading()  # the hello never read: no seat ever connects
+        await ws.wait_closed()
+
+    async with serve(deaf, "127.0.0.1", 0, close_timeout=0.1) as mute:
+        url = f"ws://127.0.0.1:{mute.sockets[0].getsockname()[1]}"
+        plan = Plan(url, tables=2, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
+        plan.connect_timeout = 2.5
+        with pytest.raises(loadtest.ConnectFailed, match="0 of 4 connections"):
+            await loadtest._load(plan, 5, True, Watched(None))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["    1s   connecting: 0 of 4 connections open", "    2s   connecting: 0 of 4 connections open"]
