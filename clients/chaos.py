@@ -492,7 +492,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="use this store instead of an embedded Valkey of the command's own (then it is not restarted)",
     )
-    parser.add_argument("--work-dir", type=Path, default=None, help="keep the store and server logs here")
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        default=None,
+        help="keep the store and server logs here (default: a temporary folder, removed if the run passes)",
+    )
     parser.add_argument(
         "--quiet", action="store_true", help="no progress line on stderr (live on a terminal, else every 10 s)"
     )
