@@ -92,9 +92,16 @@ class ServerProcess:
             return log.read().decode(errors="replace")
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Send ``sig`` (and SIGCONT: a stopped server acts on nothing else) and reap it; SIGKILL if it has not
+        exited 15 s later (it raised ``TimeoutExpired``, leaving it running)."""
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(sig)
-            self.process.wait(15)
+            self.process.send_signal(signal.SIGCONT)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
         self.process = None
 
     def log_lines(self) -> list[dict[str, object]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from clients.loadtest import Clock, Plan
 from clients.watched import Watched
 from server.cli import main
 from server.launch import ROOT, ServerProcess
+from tests.clients.test_loadtest_processes import _alive, _descendants
 
 FIELDS = {
     "tables",
@@ -229,3 +231,23 @@ async def test_the_progress_line_counts_the_connections_while_the_seats_connect(
             await loadtest._load(plan, 5, True, Watched(None))
     lines = capsys.readouterr().err.splitlines()
     assert lines == ["    1s   connecting: 0 of 4 connections open", "    2s   connecting: 0 of 4 connections open"]
+
+
+def test_a_spawned_server_stopped_mid_run_is_reported_stalled_and_ended() -> None:
+    """SIGSTOP on the server of ``--spawn`` mid-run: the run waited 10 s per seat of a table to close its
+    connections one after another, then ended in a ``TimeoutExpired`` traceback, no report, and the server left
+    stopped (SIGTERM waits on a stopped process)."""
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--spawn", "--tables", "2", "--duration", "4"]
+    command += ["--game-timeout", "1", "--progress"]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert run.stderr is not None
+        run.stderr.readline()  # the first progress line: the window has begun
+        server = next(pid for pid, cmdline in _descendants(run.pid).items() if " serve " in cmdline)
+        os.kill(server, signal.SIGSTOP)
+        out, err = run.communicate(timeout=40)
+    finally:
+        run.kill()
+    assert run.returncode == 0 and "Traceback" not in err, err
+    assert json.loads(out)["errors"] == {"stalled": 2}
+    assert not _alive(server)
