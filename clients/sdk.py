@@ -54,6 +54,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.frames import Frame, Opcode
 from websockets.protocol import Event, State
 
+from clients.fairness import Checks, Noted, check
 from protocol import codec
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -159,7 +160,7 @@ class Client:
         self.request_timeout = request_timeout
         self.welcome: Welcome | None = None
         self.seats: dict[str, Seat] = {}  # table → the seat this client holds there
-        self._nonces: dict[str, str] = {}  # table → the nonce every join there sends (M30)
+        self.noted: dict[str, Noted] = {}  # table → as it first showed itself, and the nonce joins send (M30)
         self.watching: set[str] = set()
         self.last_seq: dict[str, int] = {}  # table → last seq delivered to the application
         self._over: dict[str, int] = {}  # table → seq of the game_over delivered (a resume sends it again)
@@ -435,15 +436,30 @@ class Client:
         """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator.  ``nonce`` is
         this seat's share of the game's seed (M30): by default 16 random bytes in hex, drawn at this client's first
         join of the table and sent again by every later one, so a server that refuses joins gets no fresh nonce
-        to pick among."""
-        nonce = self._nonces.setdefault(table, secrets.token_hex(16)) if nonce is None else nonce
+        to pick among.  Before it leaves, the table's secret commitment and bots are noted (``noted``) from the
+        first snapshot of it this client got, else by watching it first (its snapshot, and the updates up to the
+        seat's, then arrive on the iterator; a join refused leaves the table watched): ``fairness`` checks the end
+        against them."""
+        while table not in self.noted:
+            try:
+                await self.watch(table)  # its snapshot is noted as it arrives (``_dispatch``)
+            except ConnectionLost:
+                if self._closing or not self.reconnect:
+                    raise  # (else asked again once the connection is back: nothing has left yet)
+        noted = self.noted[table]
+        noted.nonce = nonce if nonce is not None else noted.nonce or secrets.token_hex(16)
         with self._following(table):
             # this client's own token: a join sent again gets the seat it holds, not a second one
-            msg = Join(table=table, name=name, seat=seat, token=secrets.token_urlsafe(16), nonce=nonce)
+            msg = Join(table=table, name=name, seat=seat, token=secrets.token_urlsafe(16), nonce=noted.nonce)
             reply: Joined = await self._expect(msg, Joined)
-        held = Seat(reply.table, reply.seat, reply.token, nonce)
+        self.watching.discard(table)  # the server follows it for this connection as the seat from now on
+        held = Seat(reply.table, reply.seat, reply.token, noted.nonce)
         self.seats[table] = held
         return held
+
+    def fairness(self, over: GameOver) -> Checks:
+        """The end's checks (M30) of a table's ``game_over`` against what this client noted of it (``noted``)."""
+        return check(self.noted[over.table], over)
 
     async def leave(self, table: str) -> int:
         reply: Left = await self._expect(Leave(table=table, token=self._token(table)), Left)
@@ -532,7 +548,7 @@ class Client:
         delivered and it is not resumed after a reconnect.  (The server lets a table go by itself once its game is
         over: it no longer counts against the connection's limit.)"""
         self.seats.pop(table, None)
-        self._nonces.pop(table, None)
+        self.noted.pop(table, None)
         self.watching.discard(table)
         self.last_seq.pop(table, None)
         self._over.pop(table, None)
@@ -650,6 +666,11 @@ class Client:
             self.last_seq[msg.table] = msg.seq
         elif isinstance(msg, Snapshot):
             self.last_seq[msg.table] = max(self.last_seq.get(msg.table, 0), msg.seq)
+            noted = self.noted.get(msg.table)
+            if noted is None:
+                self.noted[msg.table] = Noted.of(msg)
+            elif noted.commitment is None:
+                noted.commitment = msg.commitment  # the seed's, as first shown (the start's snapshot)
         elif isinstance(msg, GameOver):
             if msg.seq < self.last_seq.get(msg.table, 0) or msg.seq <= self._over.get(msg.table, -1):
                 return  # superseded, or delivered already (before a reconnect resumed the finished table)
