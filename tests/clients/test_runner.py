@@ -81,7 +81,7 @@ async def test_a_bot_slowed_down_by_the_rate_limit_plays_on(start_server: Callab
     """Alone against server-run bots, a bot decides as fast as the game prompts it and meets the server's rate
     limit (``hauntd serve``'s default 50/s, burst 100, is met in a long game).  A ``rate_limited`` action was
     dropped by the server, so no newer update comes to decide on: the bot used to wait for one forever."""
-    server = start_server("--rate", "40", "--burst", "3")
+    server = start_server("--rate", "40", "--burst", "4")  # the hello, the join's watch (M30), the join, the start
     async with Client(server.url) as owner:
         table = await owner.create("mansion", 2, bots=1, bot_strategy="random")
     summary = await asyncio.wait_for(
