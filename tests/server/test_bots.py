@@ -48,7 +48,7 @@ async def test_a_person_plays_alone_against_three_bots(start_server: ServerFacto
         await asyncio.wait_for(me.run(), 120)
     finally:
         await client.close()
-    snapshot = next(m for m in me.received if isinstance(m, Snapshot))
+    snapshot = next(m for m in me.received if isinstance(m, Snapshot) and m.seat == held.seat)  # (after the watch's)
     assert [(s.bot, s.name is not None) for s in snapshot.seats] == [(True, True)] * 3 + [(False, True)]
     assert isinstance(me.result, GameOver) and me.result.result["winners"] is not None
     final = stored_seq(sync_redis, table)
