@@ -121,3 +121,47 @@ async def exported(page: Any, module: str, *names: str) -> list[Any]:
     script = "async ([path, names]) => { const m = await import(path); return names.map((name) => m[name]); }"
     values: list[Any] = await page.evaluate(script, [f"/static/{module}", list(names)])
     return values
+
+
+# A keyboard player's turn: the seat's "playing" badge, the control with the focus, whether it shows that it has it
+MY_TURN = ".seat-row.me .seat-facts .badge"
+FOCUS = """() => {
+    const e = document.activeElement;
+    const style = getComputedStyle(e);
+    return {
+        action: 'action' in e.dataset && !e.closest('#choices'),
+        pick: e.getAttribute('role') === 'button' && !('action' in e.dataset) && e.closest('.board, #hand') !== null,
+        label: e.getAttribute('aria-label') || e.textContent.trim(),
+        outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0,
+    };
+}"""
+
+
+async def keyboard_turn(page: Any, presses: int = 400) -> list[str]:
+    """Play the seat's next whole turn with Tab and Enter or Space only (alternately), taking the first choice or pick
+    on the board or in the hand that Tab reaches (not the list of every choice, which any page has), each showing
+    the focus; returns the labels of what was pressed.  A pick (a pawn, a card to aim) is taken once a turn."""
+    pressed: list[str] = []
+    picked: set[str] = set()
+    started = False  # the other seats' turns first: what they ask of this seat (a cat to cancel a ghost) as well
+    for _ in range(presses):
+        await page.wait_for_selector(f"{MY_TURN}, {CHOICES}, {GAME_OVER}", state="attached", timeout=15000)
+        mine = await page.locator(MY_TURN).count() > 0
+        if (started and not mine) or await page.locator(GAME_OVER).count():
+            return pressed
+        started = started or mine
+        await page.keyboard.press("Tab")
+        focus = await page.evaluate(FOCUS)
+        if not (focus["action"] or (focus["pick"] and focus["label"] not in picked)):
+            continue
+        assert focus["outline"], f"no visible focus on {focus['label']!r}"
+        if focus["pick"]:
+            picked.add(focus["label"])
+        acts = await page.get_attribute("body", "data-acts")
+        await page.keyboard.press("Enter" if len(pressed) % 2 == 0 else "Space")
+        pressed.append(focus["label"])
+        if focus["action"]:
+            await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+        else:
+            await page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    raise AssertionError(f"the turn did not end with the keyboard: {pressed}")

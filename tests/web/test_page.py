@@ -147,6 +147,8 @@ async def test_french_switch(page: Any) -> None:
         (spook_board.LOCATIONS, "spook.place."),
         (spook_board.WINGS, "spook.wing."),
         (("A", "J", "Q", "K"), "spook.rank."),
+        (("A", "J", "Q", "K"), "spook.rank_name."),  # a card in words, for a screen reader
+        (("S", "H", "D", "C"), "spook.suit."),
         (spook_game.TIMEOUT_ACTIONS, "spook.prompt."),
         (get_args(EndReason), "spook.reason."),
         (tags(SpookEvent), "spook.log."),

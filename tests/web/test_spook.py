@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import msgspec
@@ -14,7 +15,16 @@ from engine.spook.board import DOORS, WINGS
 from server.launch import ServerProcess
 from tests.server.players import close
 from tests.web.conftest import screenshot
-from tests.web.play import GAME_OVER, assert_final_scores, create_table, play_with, seat_sdk_players, shown_scores
+from tests.web.play import (
+    GAME_OVER,
+    MY_TURN,
+    assert_final_scores,
+    create_table,
+    keyboard_turn,
+    play_with,
+    seat_sdk_players,
+    shown_scores,
+)
 
 OTHER_PAWN = "svg.spook-board .pawn.selectable:not(.selected)"  # a pawn that may move instead of the one picked
 STAIRCASE = "document.querySelector('svg.spook-board .staircase .place-name')"  # its name on the map
@@ -178,3 +188,40 @@ async def test_the_map_drawn_is_the_served_catalog(page: Any) -> None:
     assert await page.locator("svg.spook-board .door").count() == len(DOORS) - 1
     wings = await page.eval_on_selector_all("svg.spook-board .wing-label", WING_LABELS)
     assert len(wings) == 2 and "east wing" not in " ".join(wings), wings
+
+
+async def test_a_keyboard_and_screen_reader_player_takes_a_turn(page: Any) -> None:
+    """Spook's cards, pawns, the omen, a trap and the die were drawn glyphs and numbers: a screen reader read the map
+    as "A Ace room 2 3 5 ♠ …", a pawn as a bare number, a hand seen from behind as "×3", an unrolled die's missing
+    line as "null".  Each is one picture named
+    in words ("5 of spades", "Ada's pawn", "3 cards in hand"), in French too; a whole turn is played with Tab and
+    Enter or Space, each control pressed showing the focus."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    await page.fill("#player-name", "Ada")
+    await create_table(page, "spook", 2)
+    await page.focus("#start:not([disabled])")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector(MY_TURN)  # the die not rolled yet: its line of steps left was read as "null"
+    assert "null" not in await page.locator("svg.spook-board").aria_snapshot()
+    pressed = await keyboard_turn(page)
+    assert "Roll the die" in pressed, pressed
+    await page.wait_for_selector("#log li >> text=Ada ends the turn")
+    await screenshot(page, "spook-keyboard")
+
+    heard = await page.locator(".table-screen").aria_snapshot()
+    bare = [line for line in heard.splitlines() if line.strip().startswith("- text:") and set("♠♥♦♣♛") & set(line)]
+    assert not bare, bare
+    words = re.compile(r"^(\d+|Ace|Jack|Queen|King) of (spades|hearts|diamonds|clubs)$")
+    assert await page.locator("#hand").get_by_role("img", name=words).count() >= 3
+    assert await page.locator("svg.spook-board").get_by_role("img", name=words).count() >= 1  # a ghost, at least
+    for name in ("Ada's pawn", "Bot 1's pawn", "the Queen of ghosts"):
+        assert await page.get_by_role("img", name=name, exact=True).count() == 1, name
+    assert await page.get_by_role("img", name=re.compile(r"^The omen pawn")).count() == 1
+    assert await page.get_by_role("img", name=re.compile(r"^\d+ cards? in hand$")).count() == 1  # the bot's
+    assert await page.get_by_role("group", name="the foyer").count() == 1
+
+    await page.select_option("#lang", "fr")
+    mots = re.compile(r"^(\d+|As|Valet|Dame|Roi) de (pique|cœur|carreau|trèfle)$")
+    await page.locator("#hand").get_by_role("img", name=mots).first.wait_for()
+    assert await page.get_by_role("img", name="le pion d'Ada", exact=True).count() == 1
+    assert await page.get_by_role("img", name=re.compile(r"^\d+ cartes? en main$")).count() == 1

@@ -5,7 +5,7 @@
 // the west wing (3, 2, 1) down the left, the east wing (6, 5, 4) down the right, the staircase from the foyer
 // up to room 7, the chapel (10) between the foyer and room 6.  Every door of S4 joins two cells that touch.
 
-import { h, s, choice, fit, pickable } from "../dom.js";
+import { h, s, choice, fit, pickable, pictured } from "../dom.js";
 
 const COL_W = 172;
 const ROW_H = 146;
@@ -52,9 +52,17 @@ function cardName(ctx, card) {
   return `${"AJQK".includes(rank) ? ctx.t(`spook.rank.${rank}`) : rank}${SUITS[suitOf(card)]}`;
 }
 
-/** A card as the log and labels name it: the Queen of ghosts by her title. */
+/** A card as the log names it: the Queen of ghosts by her title. */
 function cardWords(ctx, card) {
   return card === ctx.catalog.queen ? ctx.t("spook.queen") : cardName(ctx, card);
+}
+
+/** A card in whole words, as a screen reader and the choices' labels say it: "7 of spades", "King of hearts", the
+ * Queen of ghosts by her title. */
+function cardSpoken(ctx, card) {
+  if (card === ctx.catalog.queen) return ctx.t("spook.queen");
+  const rank = rankOf(card);
+  return ctx.t("spook.card_spoken", { rank: "AJQK".includes(rank) ? ctx.t(`spook.rank_name.${rank}`) : rank, suit: ctx.t(`spook.suit.${suitOf(card)}`) });
 }
 
 function placeName(ctx, place) {
@@ -66,7 +74,7 @@ function svgCard(ctx, card, x, y, w, extraClass = "") {
   const hgt = w * 1.4;
   const queen = card === ctx.catalog.queen;
   const kind = queen ? "queen" : isRed(card) ? "red" : "black";
-  return s(
+  const drawn = s(
     "g",
     { class: `pcard ${kind} ${extraClass}`, transform: `translate(${x} ${y})`, dataset: { card } },
     s("title", {}, cardWords(ctx, card)),
@@ -75,16 +83,19 @@ function svgCard(ctx, card, x, y, w, extraClass = "") {
     s("text", { class: "suit", x: w / 2, y: hgt * 0.62, "font-size": w * (queen ? 0.5 : 0.62), "text-anchor": "middle" }, queen ? "♛" : SUITS[suitOf(card)]),
     queen ? s("text", { class: "suit small", x: w / 2, y: hgt * 0.9, "font-size": w * 0.26, "text-anchor": "middle" }, `Q${SUITS.S}`) : null,
   );
+  return pictured(drawn, cardSpoken(ctx, card));
 }
 
 /** A playing card as an HTML chip (hands, the hunt, the discard pile). */
 function htmlCard(ctx, card, extraClass = "") {
   const kind = card === ctx.catalog.queen ? "queen" : isRed(card) ? "red" : "black";
-  return h("span", { class: `pcard-chip ${kind} ${extraClass}`, title: cardWords(ctx, card), dataset: { card } }, cardName(ctx, card));
+  const chip = h("span", { class: `pcard-chip ${kind} ${extraClass}`, title: cardWords(ctx, card), dataset: { card } }, cardName(ctx, card));
+  return pictured(chip, cardSpoken(ctx, card));
 }
 
-function cardBacks(count) {
-  return h("span", { class: "pcard-backs" }, h("span", { class: "pcard-back" }), `×${count}`);
+/** A hand seen from behind: how many cards it holds. */
+function cardBacks(ctx, count) {
+  return pictured(h("span", { class: "pcard-backs" }, h("span", { class: "pcard-back" }), `×${count}`), ctx.t("spook.hand_count", { count }));
 }
 
 // -- geometry -------------------------------------------------------------------------------------------
@@ -138,11 +149,13 @@ function pawnPiece(ctx, seat, x, y, selectable, selected) {
     s("circle", { r: 14, fill: ctx.colour(seat) }),
     s("text", { "text-anchor": "middle", dy: "0.36em", style: { fill: ctx.ink(seat) } }, String(seat + 1)),
   );
-  return selectable && !selected ? pickable(piece, () => pickPawn(ctx, seat)) : piece;
+  if (!selectable || selected) return pictured(piece, ctx.t("spook.pawn_of", { name: ctx.name(seat) }));
+  piece.setAttribute("aria-label", ctx.t("spook.act.pick_pawn", { pawn: pawnWords(ctx, seat) }));
+  return pickable(piece, () => pickPawn(ctx, seat));
 }
 
 function omenPiece(ctx, x, y) {
-  return s(
+  const omen = s(
     "g",
     { class: "omen", transform: `translate(${x} ${y})` },
     s("title", {}, ctx.t("spook.omen")),
@@ -150,10 +163,11 @@ function omenPiece(ctx, x, y) {
     s("path", { d: "M-10 0Q0 -9 10 0Q0 9 -10 0Z", class: "omen-eye" }),
     s("circle", { r: 3.6, class: "omen-pupil" }),
   );
+  return pictured(omen, ctx.t("spook.omen"));
 }
 
 function trapPiece(ctx, trap, x, y) {
-  return s(
+  const drawn = s(
     "g",
     { class: "trap", transform: `translate(${x} ${y})` },
     s("title", {}, ctx.t("spook.trap_card", { card: cardName(ctx, trap) })),
@@ -161,17 +175,20 @@ function trapPiece(ctx, trap, x, y) {
     s("path", { d: "M6 36l5.7-10 5.7 10 5.6-10 5.6 10 5.7-10 5.7 10", class: "jaws" }),
     s("text", { x: 23, y: 19, "text-anchor": "middle" }, cardName(ctx, trap)),
   );
+  return pictured(drawn, ctx.t("spook.trap_card", { card: cardSpoken(ctx, trap) }));
 }
 
-function diePiece(value, x, y, size) {
+/** The die, read as what it shows (``words``); a roll to choose makes it a button. */
+function diePiece(value, x, y, size, words) {
   const pips = { 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: [[0, 0], [2, 0], [0, 2], [2, 2]], 5: [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]], 6: [[0, 0], [2, 0], [0, 1], [2, 1], [0, 2], [2, 2]] };
   const step = size / 4;
-  return s(
+  const die = s(
     "g",
     { class: `die${value ? "" : " unrolled"}`, transform: `translate(${x} ${y})` },
     s("rect", { width: size, height: size, rx: size * 0.18 }),
     value ? pips[value].map(([c, r]) => s("circle", { cx: step * (c + 1), cy: step * (r + 1), r: size * 0.085 })) : s("text", { x: size / 2, y: size / 2, "text-anchor": "middle", dy: "0.35em" }, "?"),
   );
+  return pictured(die, words);
 }
 
 /** The hunts on ``ghost`` offered now (normal, king) as board targets on its card. */
@@ -207,20 +224,20 @@ function locationCell(ctx, place, mover) {
   const isRoom = index >= 0;
   const ghost = isRoom ? v.rooms[index] : null;
   const hunting = v.hunt && v.hunt.location === place;
-  const group = s("g", { class: `place${isRoom ? " room" : ` ${place}`}${ghost ? " haunted" : ""}${hunting ? " hunting" : ""}`, dataset: { place } });
+  const group = s("g", { class: `place${isRoom ? " room" : ` ${place}`}${ghost ? " haunted" : ""}${hunting ? " hunting" : ""}`, dataset: { place }, role: "group", "aria-label": placeName(ctx, place) });
   group.append(s("rect", { class: "place-bg", x: r.x, y: r.y, width: r.w, height: r.h, rx: 10 }));
   if (place === "staircase") {
     for (let i = 1; i < 9; i++) group.append(s("line", { class: "step", x1: r.x + 10, x2: r.x + r.w - 10, y1: r.y + (r.h * i) / 9, y2: r.y + (r.h * i) / 9 }));
   }
   const w = place === "staircase" ? 46 : 54; // a ghost card's width (a room's sits in its top right corner)
   if (isRoom) {
-    group.append(s("text", { class: "room-number", x: r.x + 12, y: r.y + 34 }, place === "1" ? ctx.t("spook.rank.A") : place));
+    group.append(s("text", { class: "room-number", x: r.x + 12, y: r.y + 34, "aria-hidden": "true" }, place === "1" ? ctx.t("spook.rank.A") : place)); // the place's name says it
     if (place === "1" || place === "10") {
       // kept left of the ghost card's place: a phone's larger words (and French) would run under the card
-      group.append(fit(s("text", { class: "room-caption", x: r.x + 13, y: r.y + 52 }, ctx.t(place === "1" ? "spook.ace_room" : "spook.chapel")), r.w - w - 12 - 13 - 6));
+      group.append(fit(s("text", { class: "room-caption", x: r.x + 13, y: r.y + 52, "aria-hidden": "true" }, ctx.t(place === "1" ? "spook.ace_room" : "spook.chapel")), r.w - w - 12 - 13 - 6));
     }
   } else {
-    group.append(s("text", { class: "place-name", x: r.x + 12, y: r.y + 28 }, ctx.t(`spook.title.${place}`)));
+    group.append(s("text", { class: "place-name", x: r.x + 12, y: r.y + 28, "aria-hidden": "true" }, ctx.t(`spook.title.${place}`)));
   }
   if (v.omen === place) group.append(omenPiece(ctx, r.x + 30, r.y + (place === "10" ? 80 : 68)));
   const ghosts = isRoom ? (ghost ? [ghost] : []) : place === "staircase" ? v.staircase : [];
@@ -257,14 +274,15 @@ function infoBox(ctx) {
   const v = ctx.view;
   const r = rectOf(INFO_CELL);
   const group = s("g", { class: "info" }, s("rect", { class: "info-bg", x: r.x, y: r.y, width: r.w, height: r.h, rx: 10 }));
-  const die = diePiece(v.roll, r.x + 16, r.y + 16, 64);
+  const rolled = v.roll ? ctx.t("spook.rolled", { value: v.roll }) : ctx.t("spook.not_rolled");
+  const die = diePiece(v.roll, r.x + 16, r.y + 16, 64, rolled);
   const roll = find(ctx, "roll");
   group.append(roll ? choice(die, roll, label(ctx, roll)) : die); // the die rolls itself, as the button does
-  const rolled = v.roll ? ctx.t("spook.rolled", { value: v.roll }) : ctx.t("spook.not_rolled");
   const beside = r.w - 78 - 96 - 8; // between the die and the Queen
   group.append(
     fit(s("text", { class: "info-line strong", x: r.x + 96, y: r.y + 36 }, rolled), beside),
-    v.phase === "move" || (v.roll && v.steps_left) ? fit(s("text", { class: "info-line", x: r.x + 96, y: r.y + 60 }, ctx.t("spook.steps_left", { count: v.steps_left })), beside) : null,
+    // (DOM's append writes a null out as the text "null", which a screen reader read between the lines)
+    ...(v.phase === "move" || (v.roll && v.steps_left) ? [fit(s("text", { class: "info-line", x: r.x + 96, y: r.y + 60 }, ctx.t("spook.steps_left", { count: v.steps_left })), beside)] : []),
     fit(s("text", { class: "info-line muted", x: r.x + 16, y: r.y + 106 }, ctx.t("spook.turn_of", { turn: v.turn, name: ctx.name(v.active) })), r.w - 32),
   );
   const queen = ctx.catalog.queen;
@@ -326,7 +344,7 @@ function huntPanel(ctx) {
         : null;
   const need =
     hunt.kind === "normal"
-      ? ctx.t("spook.hunt.need", { value: hunt.value, suits: [...hunt.suits].map((x) => SUITS[x]).join(" / ") })
+      ? ctx.t("spook.hunt.need", { value: hunt.value, suits: [...hunt.suits].map((x) => ctx.t(`spook.suit.${x}`)).join(" / ") })
       : ctx.t(`spook.hunt.need_${hunt.kind}`);
   return h(
     "section",
@@ -392,7 +410,7 @@ function seat(ctx, seatIndex) {
     "div",
     { class: "seat-facts" },
     h("span", {}, ctx.t("spook.at_place", { place: placeName(ctx, v.pawns[seatIndex]) })),
-    seatIndex !== ctx.me ? (hand ? h("span", { class: "spook-hand small" }, hand.map((card) => htmlCard(ctx, card))) : cardBacks(v.hand_sizes[seatIndex])) : null,
+    seatIndex !== ctx.me ? (hand ? h("span", { class: "spook-hand small" }, hand.map((card) => htmlCard(ctx, card))) : cardBacks(ctx, v.hand_sizes[seatIndex])) : null,
     v.active === seatIndex && !v.outcome ? h("span", { class: "badge" }, ctx.t("spook.playing")) : null,
   );
 }
@@ -430,11 +448,11 @@ function label(ctx, a) {
       return t("spook.act.move", { pawn: pawnWords(ctx, a.pawn), place: placeName(ctx, a.to) });
     case "hunt":
       if (a.kind === "wing") return t("spook.act.hunt_wing", { wing: t(`spook.wing.${wingOf(ctx, ctx.view.pawns[ctx.view.active])}`) });
-      return t(`spook.act.hunt_${a.kind}`, { ghost: cardWords(ctx, a.ghost) });
+      return t(`spook.act.hunt_${a.kind}`, { ghost: cardSpoken(ctx, a.ghost) });
     case "lay_trap":
-      return t("spook.act.lay_trap", { card: cardName(ctx, a.card) });
+      return t("spook.act.lay_trap", { card: cardSpoken(ctx, a.card) });
     case "offer":
-      return t("spook.act.offer", { card: cardName(ctx, a.card) });
+      return t("spook.act.offer", { card: cardSpoken(ctx, a.card) });
     case "draw":
     case "roll":
     case "stop_moving":
