@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any, get_args
 
 import msgspec
@@ -15,7 +16,7 @@ from engine.ghost_at_home.cards import BULBS, KIND
 from server.launch import ServerProcess
 from tests.server.players import close
 from tests.web.conftest import screenshot
-from tests.web.play import assert_final_scores, create_table, play_with, seat_sdk_players
+from tests.web.play import assert_final_scores, create_table, keyboard_turn, play_with, seat_sdk_players
 
 # The actions that need a place on the board are those naming a floor or a house (a room space, a floor, a
 # house); the rest are the hand's cards and buttons.  SOURCED: the specials that first pick the piece they move.
@@ -143,3 +144,38 @@ async def test_the_cards_drawn_are_the_served_catalog(page: Any, server: ServerP
     finally:
         await close(players)
     assert len(drawn) == 3 and all(bulbs == 4 and kind == KIND[card] for card, bulbs, kind in drawn), drawn
+
+
+async def test_a_keyboard_and_screen_reader_player_takes_a_turn(page: Any) -> None:
+    """Ghost at Home's houses were read as a run of numbers ("Bot 1 3 3 2 2 2 1 1 1"), its cards and pieces not at
+    all: each house and floor is now a named group, each card, ghost, cat, lamp and pile one picture named in words
+    ("Floor-2 room · 1 bulb", "Light off", "5 cards face down"), in French too; a card to aim says so; a whole turn
+    is played with Tab and Enter or Space, each control pressed showing the focus."""
+    await page.set_checked("#create-form input[name=bots]", True)
+    await page.fill("#player-name", "Ada")
+    await create_table(page, "ghost-at-home", 2)
+    await page.focus("#start:not([disabled])")
+    await page.keyboard.press("Enter")
+    pressed = await keyboard_turn(page)
+    assert pressed, pressed
+    await page.wait_for_selector("#log li >> text=/Ada draws|Ada escapes|Ada passes/")
+    await screenshot(page, "gah-keyboard")
+
+    board = page.locator("svg.gah-board")
+    heard = await board.aria_snapshot()
+    bare = [line for line in heard.splitlines() if re.fullmatch(r'\s*- text: "?[\d ]+"?', line)]
+    assert not bare, bare  # floors, rooms and the face-down pile were bare numbers
+    for house in ("Your house", "Bot 1's house"):
+        assert await board.get_by_role("group", name=house, exact=True).count() == 1, house
+    assert await board.get_by_role("group", name=re.compile(r"^Floor [123]$")).count() == 6
+    assert await board.get_by_role("img", name=re.compile(r"^Light (on|off)$")).count() == 6
+    assert await board.get_by_role("img", name=re.compile(r"^\d+ cards? in hand$")).count() == 2
+    assert await board.get_by_role("img", name=re.compile(r"^\d+ cards? face down$")).count() == 1
+    card = re.compile(r"(room|Ghost|Cat|hole|bulb|food|Elevator|Lightning|joker) · \d+ bulbs?")
+    chips = "els => els.map((e) => [e.getAttribute('role'), e.getAttribute('aria-label')])"
+    for role, name in await page.eval_on_selector_all("#hand .gcard-chip", chips):
+        assert (role == "img" and card.search(name)) or (role == "button" and name), (role, name)  # a card, a choice
+
+    await page.select_option("#lang", "fr")
+    await board.get_by_role("group", name="La maison de Robot 1", exact=True).wait_for()
+    assert await board.get_by_role("img", name=re.compile(r"^Lumière (allumée|éteinte)$")).count() == 6

@@ -6,7 +6,7 @@
 // ctx.drawing), then its target on the board (a room space, a floor, a house); a special that moves a ghost or a
 // cat first picks the piece to move on the board.  A card with a single untargeted use is a choice by itself.
 
-import { h, s, choice, pickable } from "../dom.js";
+import { h, s, choice, pickable, pictured } from "../dom.js";
 
 const W_BOARD = 1000;
 const FLOOR_H = 124;
@@ -79,7 +79,7 @@ function icon(kind) {
 function svgCard(ctx, card, x, y, w, hgt = w * 1.4) {
   const { kind, floor, bulbs } = cardOf(ctx, card);
   const scale = Math.min(w, hgt / 1.4) / 40;
-  return s(
+  const drawn = s(
     "g",
     { class: `gcard ${kind}${kind === "room" ? ` f${floor}` : ""}`, transform: `translate(${x} ${y})`, dataset: { card: String(card) } },
     s("title", {}, cardTitle(ctx, card)),
@@ -88,6 +88,7 @@ function svgCard(ctx, card, x, y, w, hgt = w * 1.4) {
     bulbDots(bulbs, w - 6 * scale, 7 * scale, scale),
     kind === "room" ? s("text", { class: "floor-badge", x: 5 * scale, y: hgt - 6 * scale, "font-size": 13 * scale }, String(floor)) : null,
   );
+  return pictured(drawn, cardTitle(ctx, card));
 }
 
 function bulbDots(count, right, top, scale) {
@@ -100,13 +101,14 @@ function bulbDots(count, right, top, scale) {
 function htmlCard(ctx, card, extraClass = "") {
   const { kind, floor, bulbs } = cardOf(ctx, card);
   const art = s("svg", { viewBox: "-16 -16 32 32", class: "gcard-art", "aria-hidden": "true" }, icon(kind));
-  return h(
+  const chip = h(
     "span",
     { class: `gcard-chip ${kind}${kind === "room" ? ` f${floor}` : ""} ${extraClass}`, title: cardTitle(ctx, card), dataset: { card: String(card) } },
     h("span", { class: "bulbs" }, "●".repeat(bulbs)),
     art,
     h("span", { class: "name" }, kind === "room" ? ctx.t("gah.floor_n", { floor }) : ctx.t(`gah.card.${kind}`)),
   );
+  return pictured(chip, cardTitle(ctx, card));
 }
 
 // -- what the seat may do, card by card -----------------------------------------------------------------
@@ -214,10 +216,14 @@ function floorY(number) {
 function pieceAt(ctx, kind, seat, number, x, y, marks) {
   const key = `${seat}:${number}`;
   const el = s("g", { class: `piece ${kind}`, transform: `translate(${x} ${y}) scale(1.6)`, dataset: { piece: kind, seat: String(seat), floor: String(number) } }, s("title", {}, ctx.t(`gah.card.${kind}`)), icon(kind));
+  pictured(el, ctx.t(`gah.card.${kind}`));
   const movable = marks.card !== null && SOURCED[cardOf(ctx, marks.card).kind] === kind;
   if (movable && marks.sources[key]) {
     el.classList.add(marks.source === key ? "picked" : "pickable");
-    if (marks.source !== key) pickable(el, () => pick(ctx, { source: key }));
+    if (marks.source !== key) {
+      el.setAttribute("aria-label", ctx.t(`gah.act.pick_${kind}`, { name: ctx.name(seat), floor: number }));
+      pickable(el, () => pick(ctx, { source: key }));
+    }
   }
   return el;
 }
@@ -227,7 +233,7 @@ function floorGroup(ctx, seat, number, x, w, marks) {
   const floor = v.players[seat].house.floors[number - 1];
   const y = floorY(number);
   const attack = v.attack && v.attack.target === seat && v.attack.floor === number;
-  const group = s("g", { class: `floor${floor.lit ? " lit" : ""}${attack ? " attacked" : ""}`, dataset: { seat: String(seat), floor: String(number) } });
+  const group = s("g", { class: `floor${floor.lit ? " lit" : ""}${attack ? " attacked" : ""}`, dataset: { seat: String(seat), floor: String(number) }, role: "group", "aria-label": ctx.t("gah.floor_n", { floor: number }) });
   group.append(s("rect", { class: "floor-bg", x, y, width: w, height: FLOOR_H }));
   const centre = Math.min(74, w * 0.32);
   const spaceW = (w - 16 - centre) / 2;
@@ -242,17 +248,18 @@ function floorGroup(ctx, seat, number, x, w, marks) {
     group.append(space);
   });
   const cx = x + w / 2;
-  group.append(s("g", { class: `lamp${floor.lit ? " on" : ""}`, transform: `translate(${cx} ${y + 28})` }, s("title", {}, ctx.t(floor.lit ? "gah.light_on" : "gah.light_off")), icon("bulb")));
+  const lit = ctx.t(floor.lit ? "gah.light_on" : "gah.light_off");
+  group.append(pictured(s("g", { class: `lamp${floor.lit ? " on" : ""}`, transform: `translate(${cx} ${y + 28})` }, s("title", {}, lit), icon("bulb")), lit));
   const pieces = [...floor.ghosts.map(() => "ghost"), ...(floor.cat !== null ? ["cat"] : []), ...(attack ? ["incoming"] : [])];
   pieces.forEach((kind, i) => {
     const px = cx + (i - (pieces.length - 1) / 2) * 30;
     if (kind === "incoming") {
-      group.append(s("g", { class: "piece incoming", transform: `translate(${px} ${y + 82}) scale(1.6)` }, s("title", {}, ctx.t("gah.incoming")), icon("ghost")));
+      group.append(pictured(s("g", { class: "piece incoming", transform: `translate(${px} ${y + 82}) scale(1.6)` }, s("title", {}, ctx.t("gah.incoming")), icon("ghost")), ctx.t("gah.incoming")));
     } else {
       group.append(pieceAt(ctx, kind, seat, number, px, y + 82, marks));
     }
   });
-  group.append(s("text", { class: "floor-number", x: x - 8, y: y + FLOOR_H / 2, "text-anchor": "end", dy: "0.35em" }, String(number)));
+  group.append(s("text", { class: "floor-number", x: x - 8, y: y + FLOOR_H / 2, "text-anchor": "end", dy: "0.35em", "aria-hidden": "true" }, String(number))); // the floor's name says it
   const act = marks.floors[`${seat}:${number}`];
   if (act) choice(group, act, label(ctx, act));
   return group;
@@ -272,11 +279,13 @@ function house(ctx, seat, marks) {
   const group = s("g", {
     class: `house${seat === ctx.me ? " mine" : ""}${v.active === seat && v.phase !== "over" ? " active" : ""}${escaping ? " escaping" : ""}${v.winners.includes(seat) ? " winner" : ""}`,
     dataset: { seat: String(seat) },
+    role: "group",
+    "aria-label": seat === ctx.me ? ctx.t("gah.your_house") : ctx.t("gah.house_of", { name: ctx.name(seat) }),
   });
   const roofBase = TOP + ROOF_H;
   group.append(
     s("path", { class: "roof", d: `M${x - 8} ${roofBase}L${x + w / 2} ${TOP}L${x + w + 8} ${roofBase}Z`, style: { stroke: ctx.colour(seat) } }),
-    s("text", { class: "house-name", x: x + w / 2, y: roofBase - 14, "text-anchor": "middle" }, clip(seat === ctx.me ? ctx.t("gah.your_house") : ctx.name(seat), Math.floor(w / 10))),
+    s("text", { class: "house-name", x: x + w / 2, y: roofBase - 14, "text-anchor": "middle", "aria-hidden": "true" }, clip(seat === ctx.me ? ctx.t("gah.your_house") : ctx.name(seat), Math.floor(w / 10))),
   );
   if (escaping) group.append(s("text", { class: "escape-flag", x: x + w / 2, y: TOP - 2, "text-anchor": "middle" }, ctx.t("gah.escaping")));
   for (let n = 3; n >= 1; n--) group.append(floorGroup(ctx, seat, n, x, w, marks));
@@ -286,7 +295,7 @@ function house(ctx, seat, marks) {
   group.append(
     s("text", { class: "house-facts", x: x + w / 2, y: groundY + 24, "text-anchor": "middle" }, ctx.t("gah.house_facts", { explored, count: player.hand_size })),
   );
-  const backs = s("g", { class: "hand-backs" });
+  const backs = pictured(s("g", { class: "hand-backs" }), ctx.t("gah.hand_count", { count: player.hand_size }));
   for (let i = 0; i < player.hand_size; i++) backs.append(s("rect", { class: "card-back", x: x + w / 2 - (player.hand_size * 18) / 2 + i * 18, y: groundY + 34, width: 15, height: 21, rx: 2 }));
   group.append(backs);
   if (v.active === seat && v.selected_count && v.phase !== "over") {
@@ -309,7 +318,7 @@ function strip(ctx) {
   group.append(s("text", { class: "strip-title", x: 830, y }, ctx.t("gah.face_down")));
   for (let i = Math.min(3, v.face_down) - 1; i >= 0; i--) group.append(s("rect", { class: "card-back", x: 834 + i * 3, y: y + 14 - i * 3, width: 54, height: 76, rx: 5 }));
   if (!v.face_down) group.append(s("rect", { class: "empty-pile", x: 834, y: y + 14, width: 54, height: 76, rx: 5 }));
-  group.append(s("text", { class: "strip-count", x: 904, y: y + 58 }, String(v.face_down)));
+  group.append(pictured(s("text", { class: "strip-count", x: 904, y: y + 58 }, String(v.face_down)), ctx.t("gah.face_down_count", { count: v.face_down })));
   return group;
 }
 
@@ -336,6 +345,7 @@ function handPanel(ctx) {
     if (acts.length === 1 && !TARGETED.has(acts[0].type)) return choice(el, acts[0], label(ctx, acts[0]));
     if (acts.length && card !== picked) {
       el.classList.add("pickable");
+      el.setAttribute("aria-label", ctx.t("gah.act.pick_card", { card: cardTitle(ctx, card) }));
       pickable(el, () => pick(ctx, { card, source: null }));
     }
     return el;
