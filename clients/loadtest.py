@@ -267,13 +267,13 @@ async def _connect(plan: Plan, slots: Sequence[TableSlot], connecting: Callable[
         async with gate:
             await slot.connect()
 
-    async def tell() -> None:
+    async def each_second() -> None:
         started = time.perf_counter()
         while True:
             await asyncio.sleep(1.0)
             connecting(opened(), total, time.perf_counter() - started)
 
-    ticker = asyncio.create_task(tell())
+    ticker = asyncio.create_task(each_second())
     try:
         async with asyncio.timeout(plan.connect_timeout):
             await _all(*(connect(slot) for slot in slots))
@@ -308,19 +308,20 @@ async def _measure(
         except Interrupted:
             await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
             raise
-        window = await _play(slots, stats, duration, watched, each_second, signalled)
-    return dataclasses.replace(window, connect_s=connect_s)
+        return await _play(slots, stats, duration, connect_s, watched, each_second, signalled)
 
 
 async def _play(
     slots: Sequence[TableSlot],
     stats: Stats,
     duration: float,
+    connect_s: float,
     watched: Watched,
     each_second: Callable[[Stats, float], None],
     signalled: Stop,
 ) -> Window:
-    """``_measure``'s window: the tables play ``duration`` seconds, or until ``signalled``."""
+    """``_measure``'s window (its seats connected in ``connect_s``): the tables play ``duration`` seconds, or until
+    ``signalled``."""
     plan = slots[0].plan
     stop = asyncio.Event()
     runners = [asyncio.create_task(slot.run(stop)) for slot in slots]
@@ -348,7 +349,7 @@ async def _play(
         task.cancel()
     stats.errors.update(died(await asyncio.gather(*runners, ticker, return_exceptions=True)))
     await asyncio.gather(*(slot.close() for slot in slots), return_exceptions=True)
-    return Window(stats, elapsed, 0.0, connections, cpu, signalled.signum)
+    return Window(stats, elapsed, connect_s, connections, cpu, signalled.signum)
 
 
 async def _load(plan: Plan, duration: float, progress: bool, watched: Watched) -> dict[str, Any]:
