@@ -324,10 +324,9 @@ class TableService:
             if meta.status != "playing" or seat not in meta.away:
                 raise _Present
             new = msgspec.structs.replace(meta, away=[s for s in meta.away if s != seat])
-            game = get_game(meta.game)
-            state = game.decode_state(record.state)
-            prompts = game.prompts(state)
-            new.deadlines = deadlines(game, new, prompts, state, time.time(), self.away_grace, seat)
+            state = hub.game.decode_state(record.state)
+            prompts = hub.game.prompts(state)
+            new.deadlines = deadlines(hub.game, new, prompts, state, time.time(), self.away_grace, seat)
             batch = Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
             return Change(new, record.state, batch)  # (the state, unchanged, for other processes' notices)
 
