@@ -625,7 +625,12 @@ def run(args: argparse.Namespace) -> int:
         says = f"the report covers the {report['duration_s']:g} s measured of {args.duration:g}"
         print(f"hauntd loadtest: interrupted by {report['interrupted']}: {says}", file=sys.stderr)
         return 128 + signal.Signals[report["interrupted"]]
+    failed = False
     if report["leaks"]:  # hidden information reached a seat that must not see it: the server is not fit to deploy
         print(f"hauntd loadtest: {report['leaks']} leaks of hidden information (leak_examples)", file=sys.stderr)
-        return 1
-    return 0
+        failed = True
+    if report["errors"]:  # the figures are not those of a server playing cleanly: a script gating on them must fail
+        codes = ", ".join(f"{count} {code}" for code, count in sorted(report["errors"].items()))
+        print(f"hauntd loadtest: errors: {codes}", file=sys.stderr)
+        failed = True
+    return 1 if failed else 0

@@ -23,7 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("protocol.schema", "print the JSON Schema of the wire protocol, or of one game's actions and events"),
     "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, round-trip latency, bot strength)"),
     "bot": ("clients.bots.runner", "a bot that joins a table as an ordinary player and plays until the game is over"),
-    "loadtest": ("clients.loadtest", "tables of bots playing whole games at once; prints JSON figures"),
+    "loadtest": (
+        "clients.loadtest",
+        "tables of bots playing whole games at once; prints JSON figures, exit status 1 on a leak or any error",
+    ),
     "fuzz": ("clients.fuzz", "send hostile frames to a live server and check nothing breaks; prints JSON"),
     "chaos": ("clients.chaos", "bots play while servers, connections and the store are killed; audits the logs"),
     "verify": ("server.verify", "replay finished tables from their logs: seed commitment, events, final state"),

@@ -205,12 +205,23 @@ async def test_a_server_that_stops_after_the_handshake_fails_the_run_at_the_conn
 def test_a_leak_fails_the_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A run whose bots saw another seat's hidden values exited 0 like a clean one: a script gating a deploy on
     it passed a server that leaks."""
-    leaked = {"leaks": 2, "leak_examples": ["seat 1 of T: a Haunt value"], "duration_s": 1.0}
+    leaked = {"leaks": 2, "leak_examples": ["seat 1 of T: a Haunt value"], "errors": {}, "duration_s": 1.0}
     monkeypatch.setattr(loadtest, "loadtest", lambda *args, **kwargs: leaked)
     assert main(["loadtest", "--url", "ws://127.0.0.1:1", "--duration", "1"]) == 1
     out, err = capsys.readouterr()
     assert json.loads(out) == leaked
     assert err == "hauntd loadtest: 2 leaks of hidden information (leak_examples)\n"
+
+
+def test_errors_fail_the_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run whose seats met errors (a server stalled or dead mid-run, a rate limit meant for people) exited 0
+    like a clean one: its figures are not those of a server playing cleanly, and a script gating on it passed."""
+    failed = {"leaks": 0, "errors": {"stalled": 2, "rate_limited": 7}, "duration_s": 1.0}
+    monkeypatch.setattr(loadtest, "loadtest", lambda *args, **kwargs: failed)
+    assert main(["loadtest", "--url", "ws://127.0.0.1:1", "--duration", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == failed
+    assert err == "hauntd loadtest: errors: 7 rate_limited, 2 stalled\n"
 
 
 async def test_the_progress_line_counts_the_connections_while_the_seats_connect(
@@ -248,6 +259,7 @@ def test_a_spawned_server_stopped_mid_run_is_reported_stalled_and_ended() -> Non
         out, err = run.communicate(timeout=40)
     finally:
         run.kill()
-    assert run.returncode == 0 and "Traceback" not in err, err
+    assert run.returncode == 1 and "Traceback" not in err, err
     assert json.loads(out)["errors"] == {"stalled": 2}
+    assert err.endswith("hauntd loadtest: errors: 2 stalled\n"), err
     assert not _alive(server)
