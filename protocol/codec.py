@@ -19,7 +19,7 @@ class _Peek(msgspec.Struct):
     to echo its ``ref``."""
 
     type: Any = None
-    version: Any = None
+    version: Any = msgspec.UNSET
     ref: Any = None
 
 
@@ -47,7 +47,7 @@ def decode_client(frame: bytes | str) -> ClientMsg:
         msg: ClientMsg = _client_decoder.decode(frame)
     except msgspec.ValidationError as exc:  # (a subclass of DecodeError: first)
         peek = _peek(frame)
-        if peek is not None and peek.type == "hello" and peek.version != PROTOCOL_VERSION:
+        if peek is not None and peek.type == "hello" and not _is_ours(peek.version):
             raise _other_version(peek) from None
         ref = peek.ref if peek is not None and isinstance(peek.ref, str) and len(peek.ref) <= 64 else None
         raise ProtocolError(_classify(exc), str(exc), ref) from None
@@ -62,6 +62,12 @@ def decode_client(frame: bytes | str) -> ClientMsg:
     return msg
 
 
+def _is_ours(version: Any) -> bool:
+    """Only the JSON integer 1 is this protocol's version: ``1.0`` and ``true``, which Python holds equal to it,
+    are others."""
+    return type(version) is int and version == PROTOCOL_VERSION
+
+
 def _peek(frame: bytes | str) -> _Peek | None:
     """A frame that is a JSON object, as a ``_Peek``; None otherwise."""
     try:
@@ -71,7 +77,8 @@ def _peek(frame: bytes | str) -> _Peek | None:
 
 
 def _other_version(peek: _Peek) -> ProtocolError:
-    message = f"this server speaks protocol version {PROTOCOL_VERSION}, not {peek.version!r}"
+    said = "no version" if peek.version is msgspec.UNSET else "version " + _encoder.encode(peek.version).decode()
+    message = f"this server speaks protocol version {PROTOCOL_VERSION}; the hello said {said}"
     return ProtocolError(Code.VERSION, message, peek.ref if isinstance(peek.ref, str) else None)
 
 

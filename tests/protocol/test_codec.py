@@ -32,6 +32,9 @@ from protocol.messages import Act, Hello, Pong
         ('{"type": "hello", "version": 2}', Code.VERSION),
         ('{"type": "hello", "version": 2, "future_field": []}', Code.VERSION),
         ('{"type": "hello", "version": "1"}', Code.VERSION),
+        # Python holds 1.0 and true equal to 1, JSON does not: neither is the integer 1
+        ('{"type": "hello", "version": 1.0}', Code.VERSION),
+        ('{"type": "hello", "version": true}', Code.VERSION),
         # nested past msgspec's depth limit (a RecursionError inside the decoder) where any JSON is accepted
         (
             '{"type": "act", "table": "t", "token": "k", "cmd": "c", "action": {"a": ' + "[" * 2000 + "]" * 2000 + "}}",
@@ -64,6 +67,23 @@ def test_a_refused_frame_echoes_its_ref(frame: str, ref: str | None) -> None:
     with pytest.raises(ProtocolError) as caught:
         codec.decode_client(frame)
     assert caught.value.ref == ref
+
+
+@pytest.mark.parametrize(
+    ("frame", "said"),
+    [
+        ('{"type": "hello"}', "no version"),
+        ('{"type": "hello", "version": null}', "version null"),
+        ('{"type": "hello", "version": "1"}', 'version "1"'),
+        ('{"type": "hello", "version": true}', "version true"),
+        ('{"type": "hello", "version": 1.0}', "version 1.0"),
+    ],
+)
+def test_another_version_is_named_as_json_spells_it(frame: str, said: str) -> None:
+    """The error text is read by clients in any language: the version as the hello spelled it, no Python repr."""
+    with pytest.raises(ProtocolError) as caught:
+        codec.decode_client(frame)
+    assert caught.value.message == f"this server speaks protocol version 1; the hello said {said}"
 
 
 def test_round_trip() -> None:

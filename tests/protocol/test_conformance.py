@@ -572,6 +572,12 @@ async def test_before_hello_and_other_versions(net: Net) -> None:
     reply = await odd.request({"type": "hello", "version": "1", "colour": "red", "ref": "v"})
     assert reply["type"] == "error" and reply["code"] == "version" and reply["ref"] == "v"
     assert (await odd.closed()).code == 1002
+    for spelled in ("1.0", "true"):  # equal to 1 in Python, yet not the integer 1
+        odd = await net.client(hello=False)
+        await odd.send_raw('{"type": "hello", "version": ' + spelled + ', "ref": "v"}')
+        reply = await odd.wait_for("error")
+        assert reply["code"] == "version" and reply["ref"] == "v", (spelled, reply)
+        assert (await odd.closed()).code == 1002
     # A hello of version 1 with a bad field is a bad_field, and the connection stays open.
     bad = await net.client(hello=False)
     reply = await bad.request({"type": "hello", "version": 1, "colour": "red", "ref": "b"})
