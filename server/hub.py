@@ -179,7 +179,8 @@ class Hub:
         (expired), and a table no longer stored raises ``Missing`` and ends the hub rather than being followed.
 
         The backlog goes out at the client's pace first (``_replay``), without the lock; what is left of it when
-        the lock is taken (what was delivered meanwhile) goes out with the snapshot, before any live update."""
+        the lock is taken (what was delivered meanwhile) goes out with the snapshot, before any live update.  A
+        connection already following has had every update live: it gets none again, whatever its ``last_seq``."""
         if last_seq is not None:
             replayed = await self._replay(conn, audience, last_seq, holder)
             if replayed is None:  # the connection is gone
@@ -198,7 +199,7 @@ class Hub:
                 if not self._holds(audience, holder):
                     raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
             backlog = []
-            if last_seq is not None and last_seq < self.seq:
+            if last_seq is not None and last_seq < self.seq and conn not in self.followers:  # (a follower has them)
                 backlog = await self._batches(last_seq, self.seq)
                 read = True
             if not read and (await self.store.seqs([self.table]))[0] is None:

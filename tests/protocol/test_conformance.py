@@ -192,6 +192,33 @@ async def test_time_limit_marks_a_seat_away(net: Net) -> None:
     assert player.accepted == [msg["seq"]]
 
 
+async def test_resume_back_on_the_following_connection_sends_each_update_once(net: Net) -> None:
+    """A seat marked away says it is back on the connection it plays on (as the web page does): the update that
+    clears the mark reaches it once ("each connection receives each update exactly once")."""
+    table, (player,) = await net.seat_table("spook", 1, turn_seconds=0.3)
+    timed_out = await player.client.wait_for("events", timeout=3, seq=player.track.snapshots[-1]["seq"] + 1)
+    assert timed_out["seats"][0].get("away") is True, timed_out
+    last = player.track.last
+    reply = await player.client.request(
+        {"type": "resume", "table": table, "token": player.token, "last_seq": last, "back": True}
+    )  # (the rawclient refuses an events seq it already handled)
+    assert reply["type"] == "snapshot" and reply["seq"] == last + 1 and reply["seats"] == [{"seat": 0, "name": "p0"}]
+    assert player.track.applied.count(last + 1) == 1
+
+
+async def test_resume_on_the_following_connection_sends_no_update_again(net: Net) -> None:
+    """A connection that follows the table has had every update: a resume there (from a last_seq behind what
+    reached it, as when updates were in flight) answers with the snapshot and sends none of them again."""
+    table, players = await net.seat_table("mansion", 2)
+    first = players[0]
+    until = first.track.last + 5
+    await asyncio.wait_for(asyncio.gather(*(p.play(until=until) for p in players)), 10)
+    delivered = first.track.last
+    reply = await first.client.request({"type": "resume", "table": table, "token": first.token, "last_seq": 1})
+    assert reply["type"] == "snapshot" and reply["seq"] >= delivered, reply
+    assert first.track.applied == list(range(first.track.applied[0], first.track.last + 1))
+
+
 # -- whole games -------------------------------------------------------------------------------------------------
 
 
