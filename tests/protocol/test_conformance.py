@@ -111,6 +111,8 @@ async def test_welcome_and_ping(net: Net) -> None:
         "idle_seconds": 300.0,
         "tables_per_minute": 30.0,
     }
+    again = await client.request({"type": "hello", "version": 1, "ref": "h2"})  # a second hello: welcomed again
+    assert again == {**welcome, "ref": "h2"}
     before = time.time()
     pong = await client.request({"type": "ping", "ref": "p1"})
     assert pong == {"type": "pong", "time": pong["time"], "ref": "p1"}
@@ -342,6 +344,8 @@ async def test_list_join_leave(net: Net) -> None:
 
     listed = await lobby.request({"type": "list"})
     assert {public, other} <= ids(listed) and private not in ids(listed)
+    none = await lobby.request({"type": "list", "game": "chess"})  # no such game: no table of it
+    assert none["tables"] == []  # a required field, sent even when empty
     only = await lobby.request({"type": "list", "game": "mansion"})
     assert public in ids(only) and other not in ids(only)
     assert all(t["game"] == "mansion" for t in only["tables"])
@@ -504,6 +508,11 @@ async def test_resume_in_hello_and_retry_in_flight_act(net: Net) -> None:
     assert again["type"] == "accepted" and again["cmd"] == act["cmd"], again
     assert again["seq"] == handled + 1
     assert (await new.request(act))["seq"] == again["seq"]
+    # Its action is not looked at, as long as it is one of the game's actions at all.
+    other = await new.request({**act, "action": {"type": "draw"}, "seq": 0})
+    assert other["type"] == "accepted" and other["seq"] == again["seq"], other
+    fly = await new.request({**act, "action": {"type": "fly"}})
+    assert fly["type"] == "rejected" and fly["code"] == "bad_field", fly
     assert [m for m in await new.quiet(0.2) if m["type"] == "events" and m["seq"] > handled + 1] == []
     p.in_flight = None
     await play_all([p])
@@ -630,14 +639,17 @@ async def test_malformed_unknown_and_bad_fields(net: Net) -> None:
         {"type": "join", "table": "a b", "name": "x"},  # not a table id
         {"type": "create", "game": "mansion", "seats": 2, "cmd": "short"},  # not a secret
         {"type": "ping", "ref": 7},
+        {"type": "ping", "ref": "r" * 65},  # no ref: longer than 64 characters, it is not echoed
     ]
     for i, msg in enumerate(bad):
         ref = f"b{i}"
         await client.send({**msg, "ref": ref} if "ref" not in msg else msg)
         reply = await client.wait_for("error")
         assert reply["code"] == "bad_field", (msg, reply)
-        if isinstance(msg.get("ref", ref), str):
+        if isinstance(msg.get("ref", ref), str) and len(msg.get("ref", ref)) <= 64:
             assert reply.get("ref") == ref, (msg, reply)
+        else:
+            assert "ref" not in reply, (msg, reply)
     pong = await client.request({"type": "ping"})
     assert pong["type"] == "pong"  # none of it closed the connection
 
