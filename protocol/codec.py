@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from protocol.errors import Code, ProtocolError
-from protocol.messages import PROTOCOL_VERSION, ClientMsg, Hello, ServerMsg
+from protocol.messages import NAME, PROTOCOL_VERSION, URL_SAFE, ClientMsg, Hello, ServerMsg
 
 _client_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ClientMsg)
 _server_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMsg)
@@ -24,6 +24,13 @@ class _Peek(msgspec.Struct):
 
 
 _peek_decoder: msgspec.json.Decoder[_Peek] = msgspec.json.Decoder(_Peek)
+
+# A pattern refused, in words (as PROTOCOL.md words them) instead of a Python regular expression, escaped twice.
+_WORDED = {
+    f"matching regex {NAME!r}": "of visible text (no control characters, line breaks, bidi controls or invisible"
+    " formatting)",
+    f"matching regex {URL_SAFE!r}": "of URL-safe characters (A-Z a-z 0-9 _ -)",
+}
 
 
 def encode(msg: msgspec.Struct) -> bytes:
@@ -50,7 +57,7 @@ def decode_client(frame: bytes | str) -> ClientMsg:
         if peek is not None and peek.type == "hello" and not _is_ours(peek.version):
             raise _other_version(peek) from None
         ref = peek.ref if peek is not None and isinstance(peek.ref, str) and len(peek.ref) <= 64 else None
-        raise ProtocolError(_classify(exc), str(exc), ref) from None
+        raise ProtocolError(_classify(exc), _worded(str(exc)), ref) from None
     except msgspec.DecodeError as exc:
         raise ProtocolError(Code.MALFORMED, str(exc)) from None
     except RecursionError:  # msgspec's own depth limit for JSON nested too deeply
@@ -60,6 +67,13 @@ def decode_client(frame: bytes | str) -> ClientMsg:
         if peek is not None:
             raise _other_version(peek)
     return msg
+
+
+def _worded(text: str) -> str:
+    """``text`` with every pattern of ``_WORDED`` said in words."""
+    for pattern, words in _WORDED.items():
+        text = text.replace(pattern, words)
+    return text
 
 
 def _is_ours(version: Any) -> bool:

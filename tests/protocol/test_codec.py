@@ -86,6 +86,24 @@ def test_another_version_is_named_as_json_spells_it(frame: str, said: str) -> No
     assert caught.value.message == f"this server speaks protocol version 1; the hello said {said}"
 
 
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        (
+            '{"type": "join", "table": "t", "name": "a\\u200bb"}',
+            "Expected `str` of visible text (no control characters, line breaks, bidi controls or invisible"
+            " formatting) - at `$.name`",
+        ),
+        ('{"type": "watch", "table": "a b"}', "Expected `str` of URL-safe characters (A-Z a-z 0-9 _ -) - at `$.table`"),
+    ],
+)
+def test_a_pattern_refused_is_told_in_words(frame: str, message: str) -> None:
+    """A regular expression (Python's, escaped twice) tells a client's user nothing: the rule PROTOCOL words."""
+    with pytest.raises(ProtocolError) as caught:
+        codec.decode_client(frame)
+    assert caught.value.message == message
+
+
 def test_round_trip() -> None:
     act = Act(table="t1", token="k", cmd="c1", action={"type": "end_turn"}, seq=3, ref="r")
     assert codec.decode_client(codec.encode(act)) == act
