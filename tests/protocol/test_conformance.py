@@ -683,6 +683,7 @@ async def test_lobby_refusals(net: Net) -> None:
     for msg, code in [
         ({"type": "join", "table": table, "name": "Bo", "seat": 0}, "table_full"),
         ({"type": "join", "table": table, "name": "Bo", "seat": 2}, "bad_field"),
+        ({"type": "join", "table": table, "name": "\U0001f47b" * 33}, "bad_field"),  # 33 characters (code points)
         ({"type": "start", "table": table, "token": token}, "not_started"),
         ({"type": "start", "table": table, "token": "not-a-token"}, "auth"),
         ({"type": "leave", "table": table, "token": "not-a-token"}, "auth"),
@@ -694,6 +695,8 @@ async def test_lobby_refusals(net: Net) -> None:
     reply = await client.request(act)
     assert reply["type"] == "rejected" and reply["code"] == "not_started", reply
     assert await client.quiet(0.1) == []  # the table did not change
+    ghosts = await net.client("ghosts")  # 32 characters, though 64 UTF-16 units and 128 UTF-8 bytes
+    assert (await ghosts.join(table, "\U0001f47b" * 32))["seat"] == 1
 
 
 def illegal_action(legal: list[dict[str, Any]]) -> dict[str, Any]:
