@@ -596,6 +596,9 @@ async def test_before_hello_and_other_versions(net: Net) -> None:
     client = await net.client(hello=False)
     reply = await client.request({"type": "ping", "ref": "early"})
     assert reply["type"] == "error" and reply["code"] == "version" and reply["ref"] == "early"
+    # A frame that is no valid message gets its own code, before hello as after it.
+    await error_for(client, "not json", "malformed")
+    await error_for(client, json.dumps({"type": "ping", "colour": "red"}), "bad_field")
     await client.hello()  # the connection is still usable
 
     old = await net.client(hello=False)
