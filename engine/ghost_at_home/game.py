@@ -10,9 +10,7 @@ from engine.ghost_at_home import events as e
 from engine.ghost_at_home import legal, rules, views
 from engine.ghost_at_home.catalog import CATALOG
 from engine.ghost_at_home.house import room_count
-from engine.ghost_at_home.state import Options, State
-
-MAX_ROUNDS_LIMIT = 1000
+from engine.ghost_at_home.state import MAX_ROUNDS_LIMIT, Options, State
 
 
 class GhostAtHome(Game[State, a.Action, e.Event]):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -45,10 +45,13 @@ class Escape(msgspec.Struct):
     askers: list[int]
 
 
+MAX_ROUNDS_LIMIT = 1000
+
+
 class Options(msgspec.Struct, forbid_unknown_fields=True):
     """``max_rounds``: after that many full rounds without an escape the game ends (see README, Ghost at Home)."""
 
-    max_rounds: int = 100
+    max_rounds: Annotated[int, msgspec.Meta(ge=1, le=MAX_ROUNDS_LIMIT)] = 100
 
 
 class State(msgspec.Struct):

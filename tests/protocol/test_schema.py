@@ -62,3 +62,11 @@ def test_game_schema_names_actions_and_events() -> None:
     for name in games():
         schema = game_schema(name)
         assert schema["action"] and schema["event"] and schema["options"]
+
+
+def test_game_options_schema_holds_the_ranges_the_game_checks() -> None:
+    """A client reading ``hauntd schema --game ghost-at-home`` learns max_rounds' range, not only from a refusal."""
+    schema = game_schema("ghost-at-home")
+    name = schema["options"]["$ref"].rsplit("/", 1)[-1]
+    rounds = schema["$defs"][name]["properties"]["max_rounds"]
+    assert (rounds["minimum"], rounds["maximum"]) == (1, 1000), rounds
