@@ -42,9 +42,9 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from clients.progress import Progress
 from engine.registry import get_game
-from server.cli import at_least_one, non_negative, positive, redis_url, ws_url
+from server.cli import add_key_prefix, at_least_one, non_negative, positive, redis_url, ws_url
 from server.launch import ServerProcess
-from server.store import key
+from server.store import NO_PREFIX, Keys
 
 GAME = get_game("mansion")
 SEATS = 3
@@ -60,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--redis-url", type=redis_url, help="with --url: the server's store, to compare the tables' stored bytes"
     )
+    add_key_prefix(parser, "with --url: the server's --key-prefix (default: $HAUNTD_KEY_PREFIX; unset: none)")
     parser.add_argument("--server-log", type=Path, help="with --url: the server's log file, to grep for errors")
     parser.add_argument("--seconds", type=positive, default=30.0, help="how long to send frames (default: 30)")
     parser.add_argument("--workers", type=at_least_one, default=4, help="connections sending at once (default: 4)")
@@ -76,7 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
-    plan = Run(args.seconds, args.workers, seed, progress=not args.quiet)
+    keys = Keys.named(args.key_prefix) if args.url is not None else NO_PREFIX  # (a spawned server has none)
+    plan = Run(args.seconds, args.workers, seed, progress=not args.quiet, keys=keys)
     if args.url is not None:
         report = asyncio.run(_fuzz(args.url, args.redis_url, args.server_log, plan))
     else:
@@ -193,8 +195,10 @@ class Stats:
 class Worker:
     """One attacker connection and the tables it owns."""
 
-    def __init__(self, url: str, store: aioredis.Redis | None, rng: random.Random, stats: Stats) -> None:
-        self.url, self.store, self.rng, self.stats = url, store, rng, stats
+    def __init__(
+        self, url: str, store: aioredis.Redis | None, rng: random.Random, stats: Stats, keys: Keys = NO_PREFIX
+    ) -> None:
+        self.url, self.store, self.rng, self.stats, self.keys = url, store, rng, stats, keys
         self.ws: ClientConnection | None = None
         self.tables: list[Table] = []
         self.accepted: list[dict[str, Any]] = []  # acts the server accepted: replayed later
@@ -263,7 +267,7 @@ class Worker:
             return {}
         async with self.store.pipeline(transaction=False) as pipe:
             for table in self.tables:
-                pipe.hmget(key(table.id), "seq", "meta", "state")
+                pipe.hmget(self.keys.record(table.id), "seq", "meta", "state")
             rows = await pipe.execute()
         return {t.id: tuple(row) for t, row in zip(self.tables, rows, strict=True)}
 
@@ -484,6 +488,7 @@ class Run:
     workers: int
     seed: int
     progress: bool = True
+    keys: Keys = NO_PREFIX  # the server's, to read its tables
 
 
 async def _fuzz(url: str, redis_url: str | None, log_path: Path | None, plan: Run) -> dict[str, Any]:
@@ -492,7 +497,7 @@ async def _fuzz(url: str, redis_url: str | None, log_path: Path | None, plan: Ru
     store = aioredis.Redis.from_url(redis_url) if redis_url else None
     stats = Stats()
     log_offset = log_path.stat().st_size if log_path is not None and log_path.exists() else 0
-    team = [Worker(url, store, random.Random(seed * 1000 + i), stats) for i in range(workers)]
+    team = [Worker(url, store, random.Random(seed * 1000 + i), stats, plan.keys) for i in range(workers)]
     try:
         for worker in team:
             for _ in range(2):

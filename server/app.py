@@ -30,7 +30,7 @@ from server.guard import Guard
 from server.hub import Fanout
 from server.metrics import Metrics
 from server.service import TableService
-from server.store import Store
+from server.store import Keys, Store
 from server.worker import Worker
 
 log = structlog.get_logger("hauntd.server")
@@ -41,6 +41,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8765
     redis_url: str = "redis://127.0.0.1:6379/0"
+    key_prefix: str = ""  # the deployment's name in the store (``Keys.named``)
     max_frame_bytes: int = 64 * 1024
     messages_per_second: float = 50.0
     burst: int = 100
@@ -68,7 +69,7 @@ class App:
         # commits, which compare the table's seq and record their command id (a second run does nothing).
         pool = redis_wire.pool(settings.redis_url, max_connections=64, timeout=10, retry=Retry(NoBackoff(), 1))
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
-        self.store = Store(self.redis)
+        self.store = Store(self.redis, Keys.named(settings.key_prefix))
         self.store.on_failure = self.metrics.failed
         self.service = TableService(self.store, self.metrics, settings.away_grace)
         self.fanout = Fanout(self.store, self.redis, on_count=self.metrics.tables.set)
@@ -150,6 +151,7 @@ class App:
                     server=self.server_id,
                     games=list(games()),
                     store=redacted(self.settings.redis_url),
+                    key_prefix=self.settings.key_prefix,
                 )
                 if worker:
                     worker.ready()

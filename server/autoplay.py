@@ -34,7 +34,7 @@ class Autoplay:
         batch: int = 32,
     ) -> None:
         self.store = store
-        self.schedule = Schedule(client)
+        self.schedule = Schedule(client, store.keys)
         self.service = service
         self.poll, self.lease, self.batch = poll, lease, batch
         self._wake = asyncio.Event()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from websockets.uri import parse_uri
 
 from engine.registry import games, get_game
 from server.embedded import EmbeddedValkeyError
+from server.store import Keys
 
 # name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -127,6 +129,28 @@ def redis_url(text: str) -> str:
         redis.connection.parse_url(text)  # type: ignore[no-untyped-call]
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not a Redis URL: {exc}") from None
+    return text
+
+
+def add_key_prefix(parser: argparse.ArgumentParser, what: str = "") -> None:
+    """``--key-prefix`` (``serve``, and the tools that read its store): the deployment's name in the store."""
+    parser.add_argument(
+        "--key-prefix",
+        type=_key_prefix,
+        default=os.environ.get("HAUNTD_KEY_PREFIX", ""),
+        metavar="NAME",
+        help=what
+        or "begin every key and pub/sub channel in the store with NAME: (letters, digits, _ . -), so deployments "
+        "sharing one Redis, staging and production say, never meet; the same NAME for every server of one "
+        "deployment (default: $HAUNTD_KEY_PREFIX; unset: none)",
+    )
+
+
+def _key_prefix(text: str) -> str:
+    try:
+        Keys.named(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 

@@ -35,7 +35,6 @@ from server.store import (
     Record,
     Store,
     TableMeta,
-    channel,
     decode_batch,
     decode_meta,
     decode_notice,
@@ -416,7 +415,7 @@ class Fanout:
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
-        await self.pubsub.subscribe("hauntd:hello")  # a subscribed connection, so ``listen`` can start at once
+        await self.pubsub.subscribe(self.store.keys.hello)  # a subscribed connection, so ``listen`` can start at once
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._resync_loop())]
 
     async def close(self) -> None:
@@ -455,11 +454,11 @@ class Fanout:
         return hub
 
     async def _open(self, table: str) -> Hub:
-        await self.pubsub.subscribe(channel(table))
+        await self.pubsub.subscribe(self.store.keys.channel(table))
         try:
             record = await self.store.load(table)
         except BaseException:
-            await self.pubsub.unsubscribe(channel(table))
+            await self.pubsub.unsubscribe(self.store.keys.channel(table))
             raise
         hub = Hub(table, record, self.store)
         hub.on_gone = self._bury
@@ -504,11 +503,11 @@ class Fanout:
 
     async def _unsubscribe(self, table: str) -> None:
         with contextlib.suppress(Exception):
-            await self.pubsub.unsubscribe(channel(table))
+            await self.pubsub.unsubscribe(self.store.keys.channel(table))
             if table in self.hubs or table in self._pending:
                 # opened again meanwhile: its subscribe may have gone out before this unsubscribe.  The commit
                 # script counts this process among the channel's listeners, so it must listen.
-                await self.pubsub.subscribe(channel(table))
+                await self.pubsub.subscribe(self.store.keys.channel(table))
 
     async def _listen(self) -> None:
         while True:
@@ -516,8 +515,8 @@ class Fanout:
                 async for message in self.pubsub.listen():
                     if message.get("type") != "message":
                         continue
-                    name = message["channel"].decode()
-                    hub = self.hubs.get(name[3:-3]) if name.startswith("{t:") else None
+                    table = self.store.keys.table_of(message["channel"].decode())
+                    hub = self.hubs.get(table) if table is not None else None
                     if hub is not None:
                         await self._on_notice(hub, message["data"])
             except asyncio.CancelledError:

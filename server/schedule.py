@@ -1,6 +1,6 @@
 """The schedule of deadlines, held in Redis so any server process enforces them and a restart loses none.
 
-``DUE`` is a sorted set: a table id scored by the earliest deadline in its record (when the server decides for
+``Keys.due`` is a sorted set: a table id scored by the earliest deadline in its record (when the server decides for
 a seat: a turn's time limit, an away seat's grace, a server-run bot's move).  The commit script writes a table's
 entry in the same atomic step as its record, so the entry always matches the latest committed state — except
 while a process holds a *claim* on it:
@@ -22,7 +22,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from server.store import DUE
+from server.store import NO_PREFIX, Keys
 
 # KEYS: due.  ARGV: now, lease score, batch size.  Returns the claimed table ids.
 _CLAIM = """
@@ -41,15 +41,18 @@ return 1
 
 
 class Schedule:
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, keys: Keys = NO_PREFIX) -> None:
+        self._due = keys.due
         self._claim = client.register_script(_CLAIM)
         self._settle = client.register_script(_SETTLE)
 
     async def claim(self, now: float, lease: float, batch: int) -> list[str]:
         """The tables due at ``now``, each now held by this caller until ``lease`` (a unique score)."""
-        ids: list[Any] = await self._claim(keys=[DUE], args=[repr(now), repr(lease), batch])
+        ids: list[Any] = await self._claim(keys=[self._due], args=[repr(now), repr(lease), batch])
         return [i.decode() if isinstance(i, bytes) else str(i) for i in ids]
 
     async def settle(self, table: str, lease: float, due: float | None) -> bool:
         """Reschedule ``table`` at ``due`` (None: drop it) if the claim at ``lease`` still holds."""
-        return bool(await self._settle(keys=[DUE], args=[table, repr(lease), repr(due) if due is not None else ""]))
+        return bool(
+            await self._settle(keys=[self._due], args=[table, repr(lease), repr(due) if due is not None else ""])
+        )

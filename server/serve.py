@@ -59,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=env_redis_url(),
         help="Redis or Valkey to keep tables in (default: $REDIS_URL; unset: an embedded Valkey in --data-dir)",
     )
+    cli.add_key_prefix(parser)
     parser.add_argument(
         "--workers",
         type=cli.at_least_one,
@@ -205,6 +206,7 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
         host=args.host,
         port=args.port,
         redis_url=url,
+        key_prefix=args.key_prefix,
         max_frame_bytes=args.max_frame_bytes,
         messages_per_second=args.rate,
         burst=args.burst,

@@ -13,9 +13,12 @@ append the batch, record the command, refresh the expiry and ``PUBLISH`` the ``N
 all atomically — so a change is persisted before any process sends a byte of it.  The script builds the notice
 itself, and only when another process listens on the channel (``PUBSUB NUMSUB``): the process that commits
 delivers to its own followers, so a table played on one process costs no notice at all.  For a table with deadlines
-(a time limit or server-run bots) the same step sets its entry in ``DUE`` (``server/schedule.py``), so the
+(a time limit or server-run bots) the same step sets its entry in ``due`` (``server/schedule.py``), so the
 schedule always matches the committed record: that one global key is why the store wants a single Redis (or
 primary), not a Cluster.
+
+Every key and channel begins with the deployment's prefix (``Keys``, ``serve --key-prefix NAME``: ``NAME:``, none
+by default), so deployments sharing one Redis (staging and production) never touch each other's tables.
 """
 
 from __future__ import annotations
@@ -40,10 +43,9 @@ from protocol.messages import SeatInfo
 # state, so it is logged without a traceback (``log_failure``) and the client is told to send again.
 STORE_DOWN = (RedisConnectionError, RedisTimeoutError, BusyLoadingError)
 
-OPEN_TABLES = "hauntd:open"  # sorted set of public lobby tables (score: its last change); a hint, re-checked
-DUE = "hauntd:due"  # sorted set of tables by their earliest deadline (see server/schedule.py)
 TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
 LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
+PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")  # of a NAME
 
 
 def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
@@ -54,25 +56,62 @@ def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> N
         logger.error(event, exc_info=exc, **fields)
 
 
-def key(table: str) -> str:
-    return "{t:" + table + "}"
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """The names of one deployment's keys and channels, each beginning with ``prefix`` (``named("NAME")``:
+    ``NAME:``), so that deployments sharing one Redis never meet — a database number (``/1``) alone would not
+    part their pub/sub channels, which Redis shares between databases — and an ACL user can be held to
+    ``~NAME:*`` and ``&NAME:*``.  The prefix comes before the hash tag ``{t:ID}``, which it leaves whole."""
+
+    prefix: str = ""
+
+    @classmethod
+    def named(cls, name: str) -> Keys:
+        """The keys of deployment ``name`` (``""``: none, the keys of a server started without a prefix)."""
+        if set(name) - PREFIX_CHARS:
+            raise ValueError(f"a key prefix is made of letters, digits, '_', '.' and '-': {name!r}")
+        return cls(f"{name}:" if name else "")
+
+    def record(self, table: str) -> str:
+        return self.prefix + "{t:" + table + "}"
+
+    def log(self, table: str) -> str:
+        return self.record(table) + ":log"
+
+    def cmds(self, table: str) -> str:
+        return self.record(table) + ":cmd"
+
+    def created(self, command: str) -> str:
+        """Which table a ``create`` command made: keyed by the command's digest, as it is the client's secret."""
+        return self.prefix + "hauntd:created:" + hashlib.sha256(command.encode()).hexdigest()
+
+    def channel(self, table: str) -> str:
+        return self.record(table) + ":n"
+
+    def table_of(self, channel: str) -> str | None:
+        """The table whose channel this is (None: not a table's channel of this deployment)."""
+        head = self.prefix + "{t:"
+        return channel[len(head) : -3] if channel.startswith(head) and channel.endswith("}:n") else None
+
+    @property
+    def open(self) -> str:
+        """Sorted set of public lobby tables (score: its last change); a hint, re-checked."""
+        return self.prefix + "hauntd:open"
+
+    @property
+    def due(self) -> str:
+        """Sorted set of tables by their earliest deadline (see server/schedule.py)."""
+        return self.prefix + "hauntd:due"
+
+    @property
+    def hello(self) -> str:
+        """The channel every process subscribes to first, so that its pub/sub connection can listen at once."""
+        return self.prefix + "hauntd:hello"
 
 
-def log_key(table: str) -> str:
-    return key(table) + ":log"
-
-
-def cmd_key(table: str) -> str:
-    return key(table) + ":cmd"
-
-
-def create_key(command: str) -> str:
-    """Which table a ``create`` command made: keyed by the command's digest, as it is the client's secret."""
-    return "hauntd:created:" + hashlib.sha256(command.encode()).hexdigest()
-
-
-def channel(table: str) -> str:
-    return key(table) + ":n"
+NO_PREFIX = Keys()  # the keys of a deployment without a prefix; by their names of old (tests and tools use them):
+key, log_key, cmd_key, channel = NO_PREFIX.record, NO_PREFIX.log, NO_PREFIX.cmds, NO_PREFIX.channel
+OPEN_TABLES, DUE = NO_PREFIX.open, NO_PREFIX.due
 
 
 class TableMeta(msgspec.Struct, kw_only=True):
@@ -113,7 +152,7 @@ class TableMeta(msgspec.Struct, kw_only=True):
 
     @property
     def scheduled(self) -> bool:
-        """Whether the table can ever have deadlines (and so an entry in ``DUE``)."""
+        """Whether the table can ever have deadlines (and so an entry in ``Keys.due``)."""
         return self.turn_seconds is not None or bool(self.bots)
 
     @property
@@ -315,8 +354,9 @@ class GroupCommit:
 class Store:
     """The Redis side of tables: create, read, commit, log ranges, the open-table index."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, keys: Keys = NO_PREFIX) -> None:
         self.redis: Any = client  # redis-py's reply types are too loose to be useful here
+        self.keys = keys
         self.origin = secrets.token_hex(8)  # names this store's commits in their notices
         self._commit = GroupCommit(client, _COMMIT)
         self._create = client.register_script(_CREATE)
@@ -332,17 +372,17 @@ class Store:
     async def create(self, table: str, meta: TableMeta, command: str | None = None) -> tuple[str, bool] | None:
         """Store a new table at ``seq`` 0: ``(table, True)``; None when the id is already taken.  A ``command``
         (stored hashed: it is a client's secret) that made a table before gets ``(that table, False)``."""
-        keys = [key(table)] if command is None else [key(table), create_key(command)]
+        keys = [self.keys.record(table)] + ([] if command is None else [self.keys.created(command)])
         created = await self._create(keys=keys, args=[encode(meta), LOBBY_TTL, table])
         if created == 0:
             return None
         made, fresh = (table, True) if created == 1 else (bytes(created).decode(), False)
         if not meta.private:  # also for a create sent again: the first may have failed right after its script
-            await self.redis.zadd(OPEN_TABLES, {made: meta.created}, nx=True)
+            await self.redis.zadd(self.keys.open, {made: meta.created}, nx=True)
         return made, fresh
 
     async def load(self, table: str) -> Record:
-        seq, meta, state = await self.redis.hmget(key(table), "seq", "meta", "state")
+        seq, meta, state = await self.redis.hmget(self.keys.record(table), "seq", "meta", "state")
         if seq is None or meta is None:
             raise Missing(table)
         return Record(int(seq), decode_meta(meta), state or b"")
@@ -366,21 +406,21 @@ class Store:
         meta_bytes = encode(meta)
         batch.cmd = command  # logged with the update, so the log alone shows each command committed once
         batch_bytes = encode(batch)
-        keys = [key(table), log_key(table), cmd_key(table)]
+        keys = [self.keys.record(table), self.keys.log(table), self.keys.cmds(table)]
         args: list[bytes | str | int] = [
             expected,
             meta_bytes,
             state if state is not None else b"",
             batch_bytes,
             command or "",
-            channel(table),
+            self.keys.channel(table),
             self.origin if local else "",
             1 if local else 0,
             LOBBY_TTL if meta.status == "lobby" else TABLE_TTL,
         ]
         due = meta.due()
         if meta.scheduled:
-            keys.append(DUE)
+            keys.append(self.keys.due)
             args += [table, repr(due) if due is not None else ""]
         status, seq = await self._commit(keys, args)
         if status == 1:
@@ -397,7 +437,7 @@ class Store:
         """The current ``seq`` of each table (None: gone), in one pipeline."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for table in tables:
-                pipe.hget(key(table), "seq")
+                pipe.hget(self.keys.record(table), "seq")
             rows = await pipe.execute()
         return [int(r) if r is not None else None for r in rows]
 
@@ -405,8 +445,8 @@ class Store:
         """The seq a command committed as, if it did.  Raises ``Missing`` (no key of the table is left: it
         expired), read in the same round trip, as a command refused on the record in memory asks this."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hget(cmd_key(table), command)
-            pipe.exists(key(table))
+            pipe.hget(self.keys.cmds(table), command)
+            pipe.exists(self.keys.record(table))
             seq, exists = await pipe.execute()
         if not exists:
             raise Missing(table)
@@ -417,7 +457,7 @@ class Store:
         out: list[Batch] = []
         start = after + 1
         while start <= upto:
-            entries = await self.redis.xrange(log_key(table), f"{start}-0", f"{upto}-0", count=500)
+            entries = await self.redis.xrange(self.keys.log(table), f"{start}-0", f"{upto}-0", count=500)
             if not entries:
                 break
             out.extend(decode_batch(fields[b"b"]) for _, fields in entries)
@@ -426,7 +466,7 @@ class Store:
 
     async def state_bytes(self, table: str) -> bytes:
         """The stored encoded state (``b""`` before the start): what tests compare before and after."""
-        data = await self.redis.hget(key(table), "state")
+        data = await self.redis.hget(self.keys.record(table), "state")
         return data or b""
 
     async def set_open(self, table: str, meta: TableMeta) -> None:
@@ -435,24 +475,24 @@ class Store:
         if meta.private:
             return
         if meta.status == "lobby" and None in meta.names:
-            await self.redis.zadd(OPEN_TABLES, {table: time.time()})
+            await self.redis.zadd(self.keys.open, {table: time.time()})
         else:
-            await self.redis.zrem(OPEN_TABLES, table)
+            await self.redis.zrem(self.keys.open, table)
 
     async def open_tables(self, limit: int = 200) -> list[tuple[str, int, TableMeta]]:
         """Public lobby tables with a free seat, the most lately changed first: tables people are gathering at
         come before those left waiting, which sink out of the ``limit`` and expire (``LOBBY_TTL``: their index
         entries go then too, so the index stays as small as the lobby).  Drops stale index entries."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zremrangebyscore(OPEN_TABLES, "-inf", time.time() - LOBBY_TTL)
-            pipe.zrevrange(OPEN_TABLES, 0, limit - 1)
+            pipe.zremrangebyscore(self.keys.open, "-inf", time.time() - LOBBY_TTL)
+            pipe.zrevrange(self.keys.open, 0, limit - 1)
             _, listed = await pipe.execute()
         ids = [i.decode() for i in listed]
         if not ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for table in ids:
-                pipe.hmget(key(table), "seq", "meta")
+                pipe.hmget(self.keys.record(table), "seq", "meta")
             rows = await pipe.execute()
         found: list[tuple[str, int, TableMeta]] = []
         stale: list[str] = []
@@ -463,5 +503,5 @@ class Store:
             else:
                 found.append((table, int(seq), meta))
         if stale:
-            await self.redis.zrem(OPEN_TABLES, *stale)
+            await self.redis.zrem(self.keys.open, *stale)
         return found

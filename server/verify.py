@@ -34,7 +34,7 @@ from engine.fairness import verify as matches_commitment
 from engine.registry import get_game
 from server import cli
 from server.app import env_redis_url
-from server.store import NO_ACTION, NO_EVENTS, Batch, Missing, Record, Store, TableMeta, encode
+from server.store import NO_ACTION, NO_EVENTS, Batch, Keys, Missing, Record, Store, TableMeta, encode
 
 
 @dataclass
@@ -181,12 +181,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the store the server uses (default: REDIS_URL; the embedded store's address is in the server's "
         "'embedded_valkey_started' log line)",
     )
+    cli.add_key_prefix(parser, "the server's --key-prefix (default: $HAUNTD_KEY_PREFIX; unset: none)")
 
 
-async def _verify_all(url: str, tables: list[str]) -> list[Verdict]:
+async def _verify_all(url: str, prefix: str, tables: list[str]) -> list[Verdict]:
     client = aioredis.Redis.from_url(url)
     try:
-        store = Store(client)
+        store = Store(client, Keys.named(prefix))
         return [await verify_table(store, table) for table in tables]
     finally:
         await client.aclose()
@@ -196,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.redis_url:
         print("hauntd verify: give --redis-url (or set REDIS_URL)", file=sys.stderr)
         return 2
-    verdicts = asyncio.run(_verify_all(args.redis_url, args.tables))
+    verdicts = asyncio.run(_verify_all(args.redis_url, args.key_prefix, args.tables))
     for verdict in verdicts:
         print(json.dumps({**asdict(verdict), "ok": verdict.ok}))
     return 0 if all(v.ok for v in verdicts) else 1
