@@ -23,7 +23,7 @@ from websockets.http11 import Request, Response
 
 from engine.registry import games
 from protocol.messages import PROTOCOL_VERSION, GameInfo, Limits, Welcome
-from server import http, redis_wire
+from server import http, preflight, redis_wire
 from server.autoplay import Autoplay
 from server.connection import Connection
 from server.guard import Guard
@@ -42,6 +42,7 @@ class Settings:
     port: int = 8765
     redis_url: str = "redis://127.0.0.1:6379/0"
     key_prefix: str = ""  # the deployment's name in the store (``Keys.named``)
+    store_wait: float = 30.0  # seconds to wait at start for a store that does not answer yet
     max_frame_bytes: int = 64 * 1024
     messages_per_second: float = 50.0
     burst: int = 100
@@ -125,7 +126,9 @@ class App:
         return process_request
 
     async def run(self, stop: asyncio.Future[None]) -> None:
-        await self.redis.ping()
+        store = redacted(self.settings.redis_url)
+        await preflight.reach(self.redis, store, self.settings.store_wait)
+        await preflight.inspect(self.redis, store)
         await self.fanout.start()
         await self.autoplay.start()
         await self.guard.start()
@@ -150,7 +153,7 @@ class App:
                     ports=ports,
                     server=self.server_id,
                     games=list(games()),
-                    store=redacted(self.settings.redis_url),
+                    store=store,
                     key_prefix=self.settings.key_prefix,
                 )
                 if worker:

@@ -17,6 +17,7 @@ from websockets.uri import parse_uri
 
 from engine.registry import games, get_game
 from server.embedded import EmbeddedValkeyError
+from server.preflight import StoreUnfit
 from server.store import Keys
 
 # name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -203,9 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _as_ctrl_c)
     try:
         code: int = args._module.run(args)
-    except (OSError, WebSocketException, redis.exceptions.ConnectionError, EmbeddedValkeyError) as exc:
+    except (OSError, WebSocketException, redis.exceptions.ConnectionError, EmbeddedValkeyError, StoreUnfit) as exc:
         # a port already taken, a server or a store out of reach, a bad URL, a data dir the embedded Valkey cannot
-        # use: the user's to fix, so one line
+        # use, a store that cannot keep tables: the user's to fix, so one line
         why = said(exc)
         if isinstance(exc, redis.exceptions.AuthenticationError):  # Redis's words say nothing of where it goes
             why = f"the store did not let us in: {why} (its password goes in the URL: redis://:PASSWORD@HOST:PORT/0)"

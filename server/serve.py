@@ -61,6 +61,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     cli.add_key_prefix(parser)
     parser.add_argument(
+        "--store-wait",
+        type=cli.non_negative,
+        default=defaults.store_wait,
+        metavar="SECONDS",
+        help="how long to wait at start for a store that does not answer yet (started at the same time, or loading "
+        "its data), saying so in a store_unreachable line, before giving up with exit status 1 (default: "
+        "%(default)s; 0 = not at all)",
+    )
+    parser.add_argument(
         "--workers",
         type=cli.at_least_one,
         default=1,
@@ -207,6 +216,7 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
         port=args.port,
         redis_url=url,
         key_prefix=args.key_prefix,
+        store_wait=args.store_wait,
         max_frame_bytes=args.max_frame_bytes,
         messages_per_second=args.rate,
         burst=args.burst,

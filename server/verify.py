@@ -33,7 +33,8 @@ from engine.fairness import derive_seed
 from engine.fairness import verify as matches_commitment
 from engine.registry import get_game
 from server import cli
-from server.app import env_redis_url
+from server.app import env_redis_url, redacted
+from server.preflight import reach
 from server.store import NO_ACTION, NO_EVENTS, Batch, Keys, Missing, Record, Store, TableMeta, encode
 
 
@@ -187,6 +188,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 async def _verify_all(url: str, prefix: str, tables: list[str]) -> list[Verdict]:
     client = aioredis.Redis.from_url(url)
     try:
+        await reach(client, redacted(url), 0)  # a store that refuses us (a database it has not) says so in a line
         store = Store(client, Keys.named(prefix))
         return [await verify_table(store, table) for table in tables]
     finally:

@@ -78,7 +78,7 @@ NOBODY = f"127.0.0.1:{closed_port()}"
         ["fuzz", "--url", f"ws://{NOBODY}", "--seconds", "1"],
         ["bench", "latency", "--url", f"ws://{NOBODY}", "--actions", "5"],
         ["verify", "--redis-url", f"redis://{NOBODY}", "sometable"],
-        ["serve", "--port", "0", "--redis-url", f"redis://{NOBODY}"],
+        ["serve", "--port", "0", "--redis-url", f"redis://{NOBODY}", "--store-wait", "0"],
     ],
     ids=lambda command: " ".join(command[:2]),
 )
