@@ -63,7 +63,8 @@ class Metrics:
         self.failures = Counter(
             "hauntd_failures",
             "Failures logged, by log event and kind: store_down (the store unreachable, restarting or loading: "
-            "warnings, clients retry) or error (anything else: an error line with its traceback)",
+            "warnings, clients retry), store_refused (the store refuses writes: full under noeviction, or a "
+            "replica: warnings, fix the store) or error (anything else: an error line with its traceback)",
             ["event", "kind"],
             registry=self.registry,
         )
@@ -75,9 +76,9 @@ class Metrics:
             ProcessCollector(registry=self.registry)  # process_resident_memory_bytes and friends
             self.exposed = self.registry
 
-    def failed(self, event: str, store_down: bool) -> None:
+    def failed(self, event: str, kind: str) -> None:
         """Count one failure (``Store.on_failure``)."""
-        self.failures.labels(event, "store_down" if store_down else "error").inc()
+        self.failures.labels(event, kind).inc()
 
     def render(self) -> bytes:
         return generate_latest(self.exposed)

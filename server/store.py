@@ -33,7 +33,7 @@ from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import BusyLoadingError, NoScriptError
+from redis.exceptions import BusyLoadingError, NoScriptError, OutOfMemoryError, ReadOnlyError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -42,18 +42,25 @@ from protocol.messages import SeatInfo
 # What redis-py raises while the store is unreachable or still loading its data (say, it restarts): a passing
 # state, so it is logged without a traceback (``log_failure``) and the client is told to send again.
 STORE_DOWN = (RedisConnectionError, RedisTimeoutError, BusyLoadingError)
+# What it raises while it refuses writes: full (``maxmemory`` under ``noeviction``) or a replica (its primary
+# failed over elsewhere).  The operator's to fix, not a bug: logged without a traceback too.
+STORE_REFUSES = (OutOfMemoryError, ReadOnlyError)
 
 TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
 LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
 PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")  # of a NAME
 
 
-def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
-    """Log a failure: a warning without traceback while the store is down, an error with its traceback otherwise."""
-    if isinstance(exc, STORE_DOWN):
-        logger.warning(event, store_down=f"{type(exc).__name__}: {exc}", **fields)
-    else:
-        logger.error(event, exc_info=exc, **fields)
+def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> str:
+    """Log a failure: a warning without traceback when the store is down or refuses writes, an error with its
+    traceback otherwise.  Returns its kind: ``store_down``, ``store_refused`` (the warning's field saying why) or
+    ``error`` (anything else, a bug)."""
+    if isinstance(exc, STORE_DOWN + STORE_REFUSES):
+        kind = "store_down" if isinstance(exc, STORE_DOWN) else "store_refused"
+        logger.warning(event, **{kind: f"{type(exc).__name__}: {exc}"}, **fields)
+        return kind
+    logger.error(event, exc_info=exc, **fields)
+    return "error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,13 +368,13 @@ class Store:
         self._commit = GroupCommit(client, _COMMIT)
         self._create = client.register_script(_CREATE)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
-        self.on_failure: Callable[[str, bool], None] | None = None  # told each failure: its event, store down?
+        self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
 
     def failed(self, logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
         """``log_failure``, and ``on_failure`` told (the server counts them in ``hauntd_failures_total``)."""
-        log_failure(logger, event, exc, **fields)
+        kind = log_failure(logger, event, exc, **fields)
         if self.on_failure is not None:
-            self.on_failure(event, isinstance(exc, STORE_DOWN))
+            self.on_failure(event, kind)
 
     async def create(self, table: str, meta: TableMeta, command: str | None = None) -> tuple[str, bool] | None:
         """Store a new table at ``seq`` 0: ``(table, True)``; None when the id is already taken.  A ``command``
