@@ -197,13 +197,21 @@ def relax_gc() -> None:
     gc.set_threshold(150_000, 20, 20)
 
 
+def stop_signals() -> list[signal.Signals]:
+    """The signals a server (or a supervisor) stops on, cleanly: SIGINT, SIGTERM and SIGHUP — the terminal it was
+    started from closed, which ended it on the spot, its clients told nothing — unless SIGHUP is ignored, as
+    ``nohup`` leaves it for a server meant to outlive its terminal."""
+    hangup = [] if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN else [signal.SIGHUP]
+    return [signal.SIGINT, signal.SIGTERM, *hangup]
+
+
 def run_forever(settings: Settings) -> None:
-    """Serve until SIGINT or SIGTERM."""
+    """Serve until one of the ``stop_signals``."""
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
         stop: asyncio.Future[None] = loop.create_future()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in stop_signals():
             loop.add_signal_handler(sig, _finish, stop)
         relax_gc()
         log.info("open_files_limit", limit=raise_open_files())

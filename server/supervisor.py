@@ -10,7 +10,7 @@ silently taking half the connections.)
 A worker is ``hauntd serve`` with the supervisor's own options, ``--workers 1``, the store's URL (the
 supervisor's embedded Valkey, when it started one) and the hidden ``--as-worker`` option (``server/worker.py``); it
 writes to a pipe once it listens.  One that exits is logged (``worker_exited``) and started again after a pause
-that doubles, up to 10 s, while it keeps dying young.  SIGTERM or SIGINT: every worker gets SIGTERM and finishes
+that doubles, up to 10 s, while it keeps dying young.  SIGTERM, SIGINT or SIGHUP: every worker gets SIGTERM and finishes
 as a single server does; the exit status is 0 when they all end cleanly.  The workers keep their metrics in a
 directory of the supervisor's (prometheus-client's multiprocess mode, ``server/metrics.py``), so any worker's
 ``/metrics`` counts them all; a dead worker's gauges are dropped from it (``mark_process_dead``).  The directory is
@@ -38,6 +38,7 @@ from types import FrameType
 import structlog
 from prometheus_client import multiprocess
 
+from server.app import stop_signals
 from server.embedded import die_with_parent, running
 from server.metrics import MULTIPROCESS_DIR
 from server.worker import Worker
@@ -98,8 +99,9 @@ class Supervisor:
         self.stopping = False
 
     def run(self) -> int:
-        """Start the workers, keep them running until SIGTERM or SIGINT, stop them; the exit status."""
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        """Start the workers, keep them running until SIGTERM, SIGINT or SIGHUP (``stop_signals``), stop them; the
+        exit status."""
+        for sig in stop_signals():
             signal.signal(sig, self._stop)
         for slot in self.slots:
             self._start(slot)

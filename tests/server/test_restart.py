@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
+
+import pytest
 import redis
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import Client
 from protocol.messages import Accepted, Events, Snapshot
@@ -80,3 +86,29 @@ async def test_resume_from_a_new_client_gets_exactly_the_missed_updates(
         await back.close()
     finally:
         await close(players[1:])
+
+
+async def test_a_hangup_stops_the_server_as_sigterm_does_unless_ignored_as_by_nohup(
+    start_server: ServerFactory,
+) -> None:
+    """SIGHUP (the terminal it was started from closed) ended a server on the spot: exit status 129, no
+    ``stopping`` line, its clients' connections cut instead of closed with 1001 ("going away")."""
+    server = start_server()
+    assert server.process is not None
+    process = server.process
+    async with connect(server.url) as ws:
+        process.send_signal(signal.SIGHUP)
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 15)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+    assert process.wait(15) == 0
+    assert "stopping" in [line["event"] for line in server.log_lines()]
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # inherited by the server, as ``nohup`` leaves it
+    try:
+        kept = start_server()
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert kept.process is not None
+    kept.process.send_signal(signal.SIGHUP)
+    await asyncio.sleep(0.5)
+    assert kept.process.poll() is None

@@ -168,20 +168,21 @@ def gone(pid: int) -> bool:
     return not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
 
 
-@pytest.mark.parametrize("ctrl_c", [False, True], ids=["sigterm", "ctrl-c"])
-def test_a_stop_ends_every_worker_then_the_valkey_cleanly(tmp_path: Path, ctrl_c: bool) -> None:
-    """SIGTERM to the supervisor, or SIGINT to its process group as a Ctrl-C at a terminal sends it: the Valkey
-    took that SIGINT too, and the workers, stopping, found the store gone."""
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["sigterm", "ctrl-c", "hangup"])
+def test_a_stop_ends_every_worker_then_the_valkey_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
+    """SIGTERM to the supervisor, or SIGINT (SIGHUP) to its process group as a Ctrl-C at (the closing of) a
+    terminal sends it: the Valkey took that SIGINT too, and the workers, stopping, found the store gone; a SIGHUP
+    ended the supervisor on the spot."""
     supervisor = start_supervisor(tmp_path, group=True)
     assert supervisor.process is not None
     process = supervisor.process
     workers = {int(str(line["pid"])) for line in events(supervisor, "worker_started")}
     children = {int(pid) for pid in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()}
     assert len(workers) == 2 and workers < children and len(children) == 3  # the workers and the Valkey
-    if ctrl_c:
-        os.killpg(process.pid, signal.SIGINT)
+    if sig == signal.SIGTERM:
+        process.send_signal(sig)
     else:
-        process.send_signal(signal.SIGTERM)
+        os.killpg(process.pid, sig)
     assert process.wait(30) == 0
     assert all(gone(pid) for pid in children)
     assert len(events(supervisor, "stopping")) == 2  # each worker finished as a single server does
