@@ -262,7 +262,9 @@ class Connection:
         except Missing as exc:  # the table is not stored (never was, or expired: its hub, if any, is ended)
             self._refuse(msg, Code.NOT_FOUND, f"no table {exc}")
         except Exception as exc:
-            self.app.store.failed(self.log, "command_failed", exc, type=type(msg).__name__)
+            table = getattr(msg, "table", None)  # (a create, a list or a ping has none)
+            where = {"table": table} if table is not None else {}
+            self.app.store.failed(self.log, "command_failed", exc, type=type(msg).__name__, **where)
             again = " with the same cmd (applied at most once)" if isinstance(msg, Act) else ""
             self._refuse(msg, Code.INTERNAL, f"server fault (the store may be restarting): send it again{again}")
         return True

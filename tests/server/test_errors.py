@@ -264,20 +264,25 @@ async def test_store_failures_are_counted_in_metrics(start_server: ServerFactory
 
 async def test_a_store_that_refuses_writes_is_a_warning_not_a_bug(start_server: ServerFactory, tmp_path: Path) -> None:
     """A full store (``maxmemory`` under ``noeviction``) answers every write ``OOM``: each command was logged as an
-    error with its traceback and counted ``kind="error"``, the mark of a bug, for what is the operator's to fix."""
+    error with its traceback and counted ``kind="error"``, the mark of a bug, for what is the operator's to fix;
+    and the line did not say which table the command was for."""
     valkey = EmbeddedValkey(tmp_path / "store")
     valkey.start()
     try:
         server = start_server(redis_url=valkey.url)
-        with redis.Redis.from_url(valkey.url) as store:
-            store.config_set("maxmemory", "1")  # (the default policy: noeviction)
         async with Client(server.url, request_timeout=0.5) as client:
-            with pytest.raises(ServerError) as caught:
-                await client.create("mansion", 2)
-        assert caught.value.code == Code.INTERNAL
-        (line, *_) = [line for line in server.log_lines() if line["event"] == "command_failed"]
-        assert line["level"] == "warning" and "exception" not in line, line
-        assert str(line["store_refused"]).startswith("OutOfMemoryError: command not allowed when used memory")
+            table = await client.create("mansion", 2)
+            with redis.Redis.from_url(valkey.url) as store:
+                store.config_set("maxmemory", "1")  # (the default policy: noeviction)
+            for refused in (client.create("mansion", 2), client.join(table, "Ada")):
+                with pytest.raises(ServerError) as caught:
+                    await refused
+                assert caught.value.code == Code.INTERNAL
+        failed = {line["type"]: line for line in server.log_lines() if line["event"] == "command_failed"}
+        assert "table" not in failed["Create"] and failed["Join"]["table"] == table
+        for line in failed.values():
+            assert line["level"] == "warning" and "exception" not in line, line
+            assert str(line["store_refused"]).startswith("OutOfMemoryError: command not allowed when used memory")
         metrics = urllib.request.urlopen(f"{server.http}/metrics", timeout=5).read().decode()
         assert 'hauntd_failures_total{event="command_failed",kind="store_refused"}' in metrics
         assert 'kind="error"' not in metrics
