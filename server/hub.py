@@ -142,18 +142,29 @@ class Hub:
             raise Missing(self.table)
         return batches
 
-    def lost(self) -> None:
-        """The table is gone from the store (its keys expired under a live hub): every follower is told, with an
-        ``error`` ``not_found`` naming the table, and let go; the owner (``on_gone``) drops the hub.  Once."""
+    def lost(self, stored: int | None = None) -> None:
+        """The table is gone from the store (its keys expired under a live hub) or, given ``stored`` (the seq the
+        store holds, below the hub's), set back: the store came back from an older copy (a snapshot, a replica
+        behind its primary) and the updates after ``stored`` are nowhere but in what followers were sent.  Every
+        follower is told, with an ``error`` ``not_found`` naming the table, and let go, so that no client keeps a
+        view the table no longer has (one that follows it again from the start gets it as stored); the owner
+        (``on_gone``) drops the hub.  Once."""
         if self.gone:
             return
         self.gone = True
         followers = list(self.followers)
         self.followers.clear()
         self.holders.clear()
-        log.info("table_gone", table=self.table, seq=self.seq, followers=len(followers))
+        if stored is None:
+            log.info("table_gone", table=self.table, seq=self.seq, followers=len(followers))
+            why = "it expired"
+        else:
+            log.warning(
+                "table_set_back", table=self.table, seq=self.latest.seq, stored=stored, followers=len(followers)
+            )
+            why = f"its store lost the updates after {stored}: follow it again from the start"
         notice = codec.encode(
-            Error(code=Code.NOT_FOUND.value, message=f"table {self.table} is gone (it expired)", table=self.table)
+            Error(code=Code.NOT_FOUND.value, message=f"table {self.table} is gone ({why})", table=self.table)
         )
         for conn in followers:
             conn.send(notice)
@@ -192,6 +203,11 @@ class Hub:
             if last_seq is not None and last_seq > self.seq:
                 await self._advance(await self.load(), None)
                 read = True
+                if last_seq > self.seq:  # seen by the client, lost by the store (``lost``), or made up
+                    raise ProtocolError(
+                        Code.BAD_FIELD,
+                        f"last_seq {last_seq} is past the table's last update, {self.seq}: follow it from the start",
+                    )
             if audience is not None and not self._holds(audience, holder):
                 await self._advance(await self.load(), None)
                 read = True
@@ -544,16 +560,19 @@ class Fanout:
             await self.resync(finished=rounds % _FINISHED_EVERY == 0)
 
     async def resync(self, *, finished: bool = True) -> None:
-        """Catch every hub up with the store (a lost notice), and end those whose table is gone (expired).  A
-        finished table never changes, so its hub is only looked at with ``finished`` (for its expiry)."""
+        """Catch every hub up with the store (a lost notice), and end those whose table is gone (expired) or set
+        back (``Hub.lost``).  A finished table never changes, so its hub is only looked at with ``finished``."""
         hubs = [hub for hub in self.hubs.values() if finished or hub.meta.status != "over"]
         if not hubs:
             return
+        known = [hub.latest.seq for hub in hubs]  # (committed, so stored, before the store is read)
         try:
             seqs = await self.store.seqs([hub.table for hub in hubs])
-            for hub, seq in zip(hubs, seqs, strict=True):
+            for hub, seen, seq in zip(hubs, known, seqs, strict=True):
                 if seq is None:
                     hub.lost()
+                elif seq < seen:
+                    hub.lost(stored=seq)
                 elif seq > hub.seq and hub.meta.status != "over":  # (a finished table is final)
                     with contextlib.suppress(Missing):  # gone since: ``lost`` has run
                         await hub.advance(await hub.load(), None)

@@ -436,6 +436,9 @@ class TableService:
             try:
                 seq, fresh = await self.store.commit(hub.table, record.seq, meta, state, batch, command)
             except Conflict as conflict:
+                if conflict.seq < record.seq:  # the store is behind what was committed: it came back set back
+                    hub.lost(stored=conflict.seq)
+                    raise Missing(hub.table) from None
                 # another change got there first; this process usually committed it itself and knows it already
                 record = hub.latest if hub.latest.seq >= conflict.seq else await hub.refresh()
                 refreshed = True
