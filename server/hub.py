@@ -157,7 +157,7 @@ class Hub:
         self.holders.clear()
         if stored is None:
             log.info("table_gone", table=self.table, seq=self.seq, followers=len(followers))
-            why = "it expired"
+            why = "it expired, or its store lost it"  # (a store restarted without persistence loses every table)
         else:
             log.warning(
                 "table_set_back", table=self.table, seq=self.latest.seq, stored=stored, followers=len(followers)
