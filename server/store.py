@@ -51,16 +51,24 @@ LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a
 PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")  # of a NAME
 
 
-def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> str:
-    """Log a failure: a warning without traceback when the store is down or refuses writes, an error with its
-    traceback otherwise.  Returns its kind: ``store_down``, ``store_refused`` (the warning's field saying why) or
-    ``error`` (anything else, a bug)."""
-    if isinstance(exc, STORE_DOWN + STORE_REFUSES):
-        kind = "store_down" if isinstance(exc, STORE_DOWN) else "store_refused"
+QUIET = 5.0  # seconds between two lines of one failure (an event, at a table) while the store is down or refuses
+
+
+def failure_kind(exc: BaseException) -> str:
+    """``store_down``, ``store_refused`` (``STORE_DOWN``, ``STORE_REFUSES``) or ``error``: anything else, a bug."""
+    if isinstance(exc, STORE_DOWN):
+        return "store_down"
+    return "store_refused" if isinstance(exc, STORE_REFUSES) else "error"
+
+
+def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
+    """Log a failure: a warning without traceback when the store is down or refuses writes (its kind the field
+    saying why), an error with its traceback otherwise."""
+    kind = failure_kind(exc)
+    if kind == "error":
+        logger.error(event, exc_info=exc, **fields)
+    else:
         logger.warning(event, **{kind: f"{type(exc).__name__}: {exc}"}, **fields)
-        return kind
-    logger.error(event, exc_info=exc, **fields)
-    return "error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,12 +377,28 @@ class Store:
         self._create = client.register_script(_CREATE)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
         self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
+        self._quiet: dict[tuple[str, Any], tuple[float, int]] = {}  # failure -> when logged, how many left out since
 
     def failed(self, logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
-        """``log_failure``, and ``on_failure`` told (the server counts them in ``hauntd_failures_total``)."""
-        kind = log_failure(logger, event, exc, **fields)
+        """``log_failure``, and ``on_failure`` told of each (the server counts them in ``hauntd_failures_total``).
+        While the store is down or refuses writes the same failure comes from every poll and every retry, many
+        times a second: a line of each (event, at a table) every ``QUIET`` seconds, the next saying how many
+        were ``left_out``."""
+        kind = failure_kind(exc)
         if self.on_failure is not None:
             self.on_failure(event, kind)
+        if kind != "error":
+            now, which = time.monotonic(), (event, fields.get("table"))
+            logged, left_out = self._quiet.get(which, (-QUIET, 0))
+            if now - logged < QUIET:
+                self._quiet[which] = (logged, left_out + 1)
+                return
+            if len(self._quiet) > 1000:  # (one a table: those quiet for a while go, their counts with them)
+                self._quiet = {k: v for k, v in self._quiet.items() if now - v[0] < QUIET}
+            self._quiet[which] = (now, 0)
+            if left_out:
+                fields["left_out"] = left_out
+        log_failure(logger, event, exc, **fields)
 
     async def create(self, table: str, meta: TableMeta, command: str | None = None) -> tuple[str, bool] | None:
         """Store a new table at ``seq`` 0: ``(table, True)``; None when the id is already taken.  A ``command``

@@ -21,7 +21,7 @@ from clients.sdk import Client, ServerError
 from engine.mansion.actions import Action
 from protocol.errors import Code
 from server.embedded import EmbeddedValkey
-from server.store import key
+from server.store import QUIET, key
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.drive import GAME, next_move, stored_state
 from tests.server.players import Player, close, play, seat_players
@@ -286,5 +286,33 @@ async def test_a_store_that_refuses_writes_is_a_warning_not_a_bug(start_server: 
         metrics = urllib.request.urlopen(f"{server.http}/metrics", timeout=5).read().decode()
         assert 'hauntd_failures_total{event="command_failed",kind="store_refused"}' in metrics
         assert 'kind="error"' not in metrics
+    finally:
+        valkey.stop()
+
+
+async def test_a_store_down_is_a_line_every_few_seconds_not_every_poll(
+    start_server: ServerFactory, tmp_path: Path
+) -> None:
+    """The schedule polls the store four times a second, the fan-out's listener twice: with the store down, each
+    poll logged the same warning, some 400 lines a minute a process before a single client retried anything."""
+    valkey = EmbeddedValkey(tmp_path / "store")
+    valkey.start()
+    try:
+        server = start_server(redis_url=valkey.url)
+        valkey.kill()
+        await asyncio.sleep(2.5)
+        polls = [line for line in server.log_lines() if line["event"] == "schedule_poll_failed"]
+        metrics = urllib.request.urlopen(f"{server.http}/metrics", timeout=5).read().decode()
+        counted = re.search(
+            r'^hauntd_failures_total\{event="schedule_poll_failed",kind="store_down"\} (\S+)$', metrics, re.M
+        )
+        assert len(polls) == 1 and polls[0]["level"] == "warning", polls
+        assert counted is not None and float(counted.group(1)) >= 5  # each one counted all the same
+        valkey.start()  # (back on its port)
+        await asyncio.sleep(QUIET + 0.5 - 2.5)
+        valkey.kill()
+        while len(polls := [line for line in server.log_lines() if line["event"] == "schedule_poll_failed"]) < 2:
+            await asyncio.sleep(0.1)
+        assert int(str(polls[1]["left_out"])) >= 5  # the next line says how many were left out
     finally:
         valkey.stop()
