@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from clients import fuzz
 from protocol.errors import Code
 from server.launch import ROOT
-from tests.server.conftest import ServerProcess
+from server.store import Keys
+from tests.server.conftest import ServerFactory, ServerProcess
 
 FIELDS = ["type", "table", "token", "cmd", "action", "seq", "seat", "name", "version", "last_seq", "game", "seats"]
 FIELDS += ["options", "bots", "bot_strategy", "private", "turn_seconds", "ref", "client"]
@@ -123,3 +124,21 @@ def test_the_fuzz_command_finds_nothing_wrong() -> None:
     assert {"malformed", "bad_field", "unknown_type", "too_large", "auth"} <= set(report["replies_by_code"])
     assert {"1007", "1009"} <= set(report["closes_by_code"])  # bad UTF-8 and oversized frames close the socket
     assert report["rss_after"] > 0 and report["memory_flat"]
+
+
+async def test_the_checker_reads_the_tables_of_a_server_with_a_key_prefix(
+    start_server: ServerFactory, store_url: str
+) -> None:
+    """``hauntd fuzz --url`` against a server with ``--key-prefix`` read its tables under the names without one:
+    nothing, before and after every frame, so no change was ever seen (it passes ``--key-prefix`` on now)."""
+    server = start_server("--key-prefix", "fz")
+    store = aioredis.Redis.from_url(store_url)
+    try:
+        worker = fuzz.Worker(server.url, store, random.Random(0), fuzz.Stats(), Keys.named("fz"))
+        await worker.new_table()
+        (stored,) = (await worker.stored()).values()
+        assert stored[0] is not None and stored[1] is not None  # its seq and record, as stored
+        if worker.ws is not None:
+            await worker.ws.close()
+    finally:
+        await store.aclose()
