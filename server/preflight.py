@@ -1,6 +1,6 @@
 """What ``hauntd serve`` makes sure of before it listens: a store that answers (waited for while it starts or loads
-its data: started with it, by ``docker compose`` say, it may come up a moment later), lets it in, takes writes
-and will not evict tables."""
+its data: started with it, by ``docker compose`` say, it may come up a moment later), lets it in, takes writes,
+is no Cluster, and will neither evict tables nor forget them in a crash (warnings)."""
 
 from __future__ import annotations
 
@@ -42,19 +42,22 @@ async def reach(client: Any, where: str, wait: float) -> None:
 
 
 async def inspect(client: Any, where: str) -> None:
-    """Refuse a replica (every write would fail); warn of a store that may evict keys: all of a table's expire,
-    so under any policy but ``noeviction`` a full store drops tables, or parts of them, silently (Redis's own
-    advice: evicting policies are for caches, ``noeviction`` for data).  A user the store's ACL denies ``INFO``
-    gets a warning that these were not checked."""
+    """Refuse a replica (every write would fail) and a Cluster node (a table's keys share a slot, but the lobby
+    and the schedule are single keys that every table's commands touch); warn of a store that may evict keys —
+    all of a table's expire, so under any policy but ``noeviction`` a full store drops tables, or parts of them,
+    silently (Redis's own advice: evicting policies are for caches, ``noeviction`` for data) — and of one without
+    an append-only file, which comes back from a crash with its last snapshot: tables set back or gone.  A user
+    the store's ACL denies ``INFO`` gets a warning that these were not checked."""
     try:
-        replication, memory = await client.info("replication"), await client.info("memory")
+        info = await client.info()
     except NoPermissionError:
-        log.warning("store_unchecked", store=where, why="INFO is denied to this user: role and eviction unchecked")
+        log.warning("store_unchecked", store=where, why="INFO is denied to this user: role, eviction unchecked")
         return
-    role = replication.get("role")
-    if role in ("slave", "replica"):
+    if info.get("role") in ("slave", "replica"):
         raise StoreUnfit(f"the store at {where} is a read-only replica: give the URL of its primary")
-    policy, limit = memory.get("maxmemory_policy"), int(memory.get("maxmemory", 0))
+    if info.get("cluster_enabled"):
+        raise StoreUnfit(f"the store at {where} is a Cluster node: give a single Redis or Valkey (or a primary)")
+    policy, limit = info.get("maxmemory_policy"), int(info.get("maxmemory", 0))
     if limit and policy != "noeviction":
         log.warning(
             "store_may_evict",
@@ -62,4 +65,11 @@ async def inspect(client: Any, where: str) -> None:
             maxmemory=limit,
             maxmemory_policy=policy,
             fix="CONFIG SET maxmemory-policy noeviction (and in its config): when full, this store drops tables",
+        )
+    if not info.get("aof_enabled", 1):
+        log.warning(
+            "store_without_aof",
+            store=where,
+            fix="CONFIG SET appendonly yes (and in its config): after a crash this store comes back with its last "
+            "snapshot, its tables set back or gone",
         )

