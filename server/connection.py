@@ -262,24 +262,20 @@ class Connection:
         except Missing as exc:  # the table is not stored (never was, or expired: its hub, if any, is ended)
             self._refuse(msg, Code.NOT_FOUND, f"no table {exc}")
         except Exception as exc:
-            table = getattr(msg, "table", None)  # (a create, a list or a ping has none)
-            where = {"table": table} if table is not None else {}
-            self.app.store.failed(self.log, "command_failed", exc, type=type(msg).__name__, **where)
+            self.app.store.failed(self.log, "command_failed", exc, **_about(msg))
             again = " with the same cmd (applied at most once)" if isinstance(msg, Act) else ""
             self._refuse(msg, Code.INTERNAL, f"server fault (the store may be restarting): send it again{again}")
         return True
 
     def _refuse(self, msg: ClientMsg, code: Code, message: str) -> None:
-        """An action is answered ``rejected`` (with its ``cmd``), anything else ``error``."""
+        """An action is answered ``rejected`` (with its ``cmd``), anything else ``error``; either is logged (only
+        actions were: a player's resume refused ``auth``, a start ``already_started``, left no line at all)."""
+        self.log.info("command_rejected", code=code.value, **_about(msg))
         if isinstance(msg, Act):
-            self._rejected(msg, code, message)
+            self.app.metrics.rejections.labels(code.value).inc()
+            self.reply(Rejected(table=msg.table, cmd=msg.cmd, code=code.value, message=message, ref=msg.ref))
         else:
             self.error(code, message, msg.ref)
-
-    def _rejected(self, msg: Act, code: Code, message: str) -> None:
-        self.app.metrics.rejections.labels(code.value).inc()
-        self.log.info("command_rejected", table=msg.table, code=code.value, cmd=msg.cmd)
-        self.reply(Rejected(table=msg.table, cmd=msg.cmd, code=code.value, message=message, ref=msg.ref))
 
     # -- tables followed ---------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -442,3 +438,15 @@ def _peer(ws: ServerConnection, client: str | None) -> str:
     if not isinstance(address, tuple):
         return str(address)
     return f"{address[0]}:{address[1]}" if client == address[0] else f"{client} via {address[0]}:{address[1]}"
+
+
+def _about(msg: ClientMsg) -> dict[str, Any]:
+    """What a log line says of a command: its type, its table (a create, a list or a ping has none) and an
+    action's ``cmd``; never a token."""
+    about: dict[str, Any] = {"type": type(msg).__name__}
+    table = getattr(msg, "table", None)
+    if table is not None:
+        about["table"] = table
+    if isinstance(msg, Act):
+        about["cmd"] = msg.cmd
+    return about

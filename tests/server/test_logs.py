@@ -10,6 +10,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from clients.sdk import Client
 from server.app import redacted
 from server.launch import ROOT
 from tests.server.conftest import ServerFactory
@@ -101,3 +102,28 @@ def test_a_store_url_is_logged_without_its_password() -> None:
     assert redacted("rediss://hauntd:p%40ss@db.internal/2") == "rediss://hauntd:***@db.internal/2"
     assert redacted("unix:///run/redis.sock?password=s3cret&db=1") == "unix:///run/redis.sock?password=***&db=1"
     assert redacted("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
+
+
+async def test_every_refused_command_is_a_line_with_its_table_and_no_token(start_server: ServerFactory) -> None:
+    """Only a refused action was logged: a player's resume refused ``auth`` (say, a token from another table)
+    left no line for the operator looking into "I cannot get back to my seat"."""
+    server = start_server()
+    async with Client(server.url) as c:
+        table = await c.create("mansion", 2)
+        token = (await c.join(table, "Ada")).token
+    wrong = token[::-1]
+    ws = await connect(server.url)
+    await ws.send(json.dumps({"type": "hello", "version": 1}))
+    await ws.recv()
+    await ws.send(json.dumps({"type": "resume", "table": table, "token": wrong, "last_seq": 0}))
+    assert json.loads(await ws.recv())["code"] == "auth"
+    await ws.send(json.dumps({"type": "act", "table": table, "token": token, "cmd": "c1", "action": {}}))
+    assert json.loads(await ws.recv())["type"] == "rejected"
+    await ws.close()
+    refused = [line for line in server.log_lines() if line["event"] == "command_rejected"]
+    assert [(line["type"], line["table"], line["code"]) for line in refused] == [
+        ("Resume", table, "auth"),
+        ("Act", table, "bad_field"),
+    ]
+    assert refused[1]["cmd"] == "c1"
+    assert wrong not in server.log_path.read_text() and token not in server.log_path.read_text()
