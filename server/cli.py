@@ -41,6 +41,7 @@ EXAMPLES: dict[str, list[str]] = {
         "hauntd serve                                   # 127.0.0.1:8765, an embedded Valkey in ./data",
         "hauntd serve --host 0.0.0.0 --workers 4 --data-dir /var/lib/hauntd",
         "hauntd serve --redis-url redis://127.0.0.1:6379/0 --rate 1e6 --burst 1000000   # to be load-tested",
+        "hauntd serve --redis-url redis://:PASSWORD@redis:6379/0 --key-prefix staging   # a Redis shared with others",
     ],
     "schema": ["hauntd schema > schema.json", "hauntd schema --game mansion"],
     "bench": ["hauntd bench engine --help", "hauntd bench latency --help", "hauntd bench bots --help"],
