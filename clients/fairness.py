@@ -5,6 +5,9 @@ checks against it (protocol/PROTOCOL.md, *Checking a game*; the web page's ``fai
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
+
+import msgspec
 
 from engine.fairness import derive_seed, verify
 from protocol.messages import GameOver, Snapshot
@@ -14,16 +17,28 @@ from protocol.messages import GameOver, Snapshot
 class Noted:
     """A table as it first showed itself to this client: the secret's commitment and which seats are server-run
     bots (noted before the nonce left: a server that saw the nonce first could pick its secret to suit it), the
-    seed's commitment from the first snapshot showing it (the start's), and the nonce every join sends."""
+    seed's commitment from the first snapshot showing it (the start's), and the nonce every join sends.  Kept
+    with the seat's token (``to_dict``), it goes with the seat to another process (``Client.resume``'s
+    ``noted``), as the web page keeps it in ``localStorage``."""
 
     secret_commitment: str | None
     bots: list[bool]
     commitment: str | None = None
-    nonce: str | None = None  # None: no join from this client (a spectator's, or a seat resumed from elsewhere)
+    nonce: str | None = None  # None: no join from this client (a spectator's, or a seat resumed without it)
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> Noted:
         return cls(snapshot.secret_commitment, [s.bot for s in snapshot.seats], snapshot.commitment)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON-able data, to be saved beside the seat's token."""
+        data: dict[str, Any] = msgspec.to_builtins(self)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Noted:
+        """What ``to_dict`` gave; data of another shape raises ``msgspec.ValidationError``."""
+        return msgspec.convert(data, cls)
 
 
 @dataclass(frozen=True)

@@ -483,14 +483,18 @@ class Client:
         reply: Started = await self._expect(msg, Started)
         return reply.seq
 
-    async def resume(self, table: str, token: str, seat: int | None = None) -> Snapshot:
+    async def resume(self, table: str, token: str, seat: int | None = None, *, noted: Noted | None = None) -> Snapshot:
         """Take up a seat held elsewhere (its token), from the last seq this client delivered; the seat is no
-        longer away (``back``)."""
+        longer away (``back``).  ``noted``: what the client that joined noted of the table (``Noted.to_dict``,
+        saved with the token, then ``Noted.from_dict``), so that ``fairness`` checks the end against it."""
+        if noted is not None:
+            self.noted[table] = noted
         with self._following(table):
             snapshot: Snapshot = await self._expect(
                 Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0), back=True), Snapshot
             )
-        self.seats[table] = Seat(table, snapshot.seat if snapshot.seat is not None else -1, token)
+        nonce = getattr(self.noted.get(table), "nonce", None) or ""
+        self.seats[table] = Seat(table, snapshot.seat if snapshot.seat is not None else -1, token, nonce)
         return snapshot
 
     async def act(

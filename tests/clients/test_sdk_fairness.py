@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import json
 import random
 import secrets
 from collections.abc import Callable
@@ -27,12 +28,17 @@ async def play_to_the_end(client: Client, game: str, rng: random.Random) -> tupl
     played at random to its ``game_over``."""
     table = await client.create(game, 2, bots=1, bot_strategy="random")
     await client.join(table, "Ada")
+    return table, await finish(client, table, rng)
+
+
+async def finish(client: Client, table: str, rng: random.Random) -> GameOver:
+    """Start ``table`` with the seat ``client`` holds there and play it at random to its ``game_over``."""
     await client.start(table)
     async with asyncio.timeout(90):
         while True:
             msg = await client.recv()
             if isinstance(msg, GameOver) and msg.table == table:
-                return table, msg
+                return msg
             if (
                 isinstance(msg, Events | Snapshot)
                 and msg.table == table
@@ -109,3 +115,26 @@ async def test_the_secret_commitment_noted_is_the_one_shown_before_the_nonce_lef
         assert isinstance(msg, Join) and noted is not None
         assert noted.secret_commitment == shown and noted.nonce == msg.nonce == held.nonce
     assert client.noted[table].secret_commitment == shown  # not the later snapshot's
+
+
+async def test_a_seat_taken_up_by_another_client_checks_out_with_the_notes_saved_beside_its_token(
+    fast: ServerProcess,
+) -> None:
+    """What was noted goes with the seat's token, as JSON, to a client that has seen nothing of the table (as
+    in another process): resumed with it (``noted=``), it plays to the end and every check holds.  Resumed
+    without it there was no nonce of ours to find (``nonces`` failed); a doctored saved nonce fails that check."""
+    async with Client(fast.url) as joining:
+        table = await joining.create("spook", 2, bots=1, bot_strategy="random")
+        seat = await joining.join(table, "Ada")
+        saved = json.dumps({"token": seat.token, "noted": joining.noted[table].to_dict()})
+    kept = json.loads(saved)
+    async with Client(fast.url) as resuming:
+        await resuming.resume(table, kept["token"], noted=Noted.from_dict(kept["noted"]))
+        over = await finish(resuming, table, random.Random(5))
+        assert resuming.fairness(over) == HONEST and resuming.seats[table].nonce == seat.nonce
+        noted = resuming.noted[table].to_dict()  # (the seed's commitment too, now)
+    doctored = {**noted, "nonce": secrets.token_hex(16)}
+    assert check(Noted.from_dict(doctored), over) == dataclasses.replace(HONEST, nonces=False)
+    assert not check(Noted.from_dict({**noted, "nonce": None}), over).nonces  # (resumed without it)
+    with pytest.raises(msgspec.ValidationError):
+        Noted.from_dict({**noted, "bots": "seat 1"})
