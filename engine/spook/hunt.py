@@ -7,9 +7,11 @@
    say done.  A hunter whose last counting card is offered is done automatically.
 3. The hunt succeeds the moment the offered cards reach the value; it is abandoned (cards back to their owners)
    the moment the offered cards and the waiting hunters' counting cards together can no longer reach it.
-4. A hunt abandoned is not legal again this turn with the same hunters (``SpookState.let_go``): the hunters let it
-   go, and nothing since changed what they hold.  Started again and again, it would keep the game from ever ending
-   (a server-run bot re-starting a hunt that an away seat's time-outs let go, at full speed, for ever).
+4. A hunt abandoned is not legal again this turn with the same hunters (``SpookState.let_go``) until a hunt
+   succeeds: the hunters let it go, and nothing since changed what they hold or what it takes.  Started again and
+   again, it would keep the game from ever ending (a server-run bot re-starting a hunt that an away seat's
+   time-outs let go, at full speed, for ever).  A successful hunt changes the board (the Queen's value, a wing's
+   ghosts) and spends cards and a draw, so it frees every hunt let go without allowing a loop.
 """
 
 from __future__ import annotations
@@ -152,7 +154,8 @@ def done(state: SpookState, hunt: Hunt, seat: int, events: list[SpookEvent]) -> 
 
 
 def _succeed(state: SpookState, hunt: Hunt, events: list[SpookEvent]) -> None:
-    """S11: played cards and removed ghosts are discarded; the Queen's fall wins (S15), else S12 draws."""
+    """S11: played cards and removed ghosts are discarded, and the hunts let go are free again (the board has
+    changed); the Queen's fall wins (S15), else S12 draws."""
     if hunt.kind == "wing":
         ghosts = _wing_ghosts(state, hunt.location)
         for room in WINGS[WING_OF[hunt.location]]:
@@ -168,6 +171,7 @@ def _succeed(state: SpookState, hunt: Hunt, events: list[SpookEvent]) -> None:
     cards = [o.card for o in hunt.offered]
     state.discard += cards + ghosts
     state.hunt = None
+    state.let_go = []
     events.append(HuntSucceeded(ghosts=ghosts, cards=cards))
     if QUEEN in ghosts:
         end_game(state, True, "queen_hunted", events)

@@ -76,7 +76,7 @@ class SpookState(msgspec.Struct):
     outcome: Outcome | None = None
     reason: EndReason | None = None
     let_go: list[LetGo] = msgspec.field(default_factory=list)
-    """The hunts abandoned this turn (S11), each not legal again before the turn ends."""
+    """The hunts abandoned this turn (S11), each not legal again before the turn ends or a hunt succeeds."""
 
 
 class SpookView(msgspec.Struct):

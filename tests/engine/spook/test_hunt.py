@@ -6,7 +6,7 @@ import pytest
 
 from engine.contract import IllegalAction
 from engine.spook import GAME
-from engine.spook.actions import Done, EndTurn, Offer, StartHunt
+from engine.spook.actions import Done, EndTurn, Move, Offer, StartHunt
 from engine.spook.cards import DECK
 from engine.spook.events import (
     CardDrawn,
@@ -281,3 +281,25 @@ def test_s11_s12_a_wing_clear_from_an_empty_room_of_the_wing_then_draws() -> Non
     assert state.rooms[3:6] == [None, None, None] and state.rooms[9] == "5S"
     state = make_state(hands=[["QH", "QD"]], staircase=["4C"], rooms={"7": "2S"}, pawns=["staircase"])
     assert StartHunt(kind="wing") not in GAME.legal_actions(state, 0)  # the staircase is in no wing (S6)
+
+
+def test_s11_a_hunt_let_go_is_legal_again_once_a_hunt_has_changed_the_board() -> None:
+    """S11 (README, step 4): a hunt let go stays barred only while nothing has changed.  Here seat 1 lets the
+    Queen (worth 14) go; seat 0 then hunts the 9♠ next door and comes back: the Queen is worth 5 now, which
+    seat 1's 5♦ reaches, so the table may hunt her again — and wins."""
+    rooms = {"5": "QS", "6": "9S"}
+    hands = [["10H"], ["5D"]]
+    state = make_state(2, hands=hands, rooms=rooms, staircase=["5C"], pawns=["5", "5"], phase="move", pile=["2D"])
+    GAME.apply(state, 0, StartHunt(ghost="QS"))
+    assert state.hunt is not None and state.hunt.value == 14
+    GAME.apply(state, 0, Offer(card="10H"))
+    assert isinstance(GAME.apply(state, 1, Done())[-1], HuntAbandoned)
+    assert StartHunt(ghost="QS") not in GAME.legal_actions(state, 0)
+    GAME.apply(state, 0, Move(pawn=0, to="6"))
+    GAME.apply(state, 0, StartHunt(ghost="9S"))
+    assert HuntSucceeded(ghosts=["9S"], cards=["10H"]) in GAME.apply(state, 0, Offer(card="10H"))
+    GAME.apply(state, 0, Move(pawn=0, to="5"))
+    assert GAME.view(state, 0).queen_value == 5
+    assert StartHunt(ghost="QS") in GAME.legal_actions(state, 0)
+    GAME.apply(state, 0, StartHunt(ghost="QS"))
+    assert GAME.apply(state, 1, Offer(card="5D"))[-1] == GameOver(won=True, reason="queen_hunted")
