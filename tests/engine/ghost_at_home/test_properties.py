@@ -12,6 +12,7 @@ from engine.ghost_at_home import GAME
 from engine.ghost_at_home import actions as a
 from engine.ghost_at_home import events as e
 from engine.ghost_at_home.cards import DECK_SIZE
+from engine.ghost_at_home.house import is_explored
 from engine.ghost_at_home.state import State
 from engine.playout import random_playout
 from engine.rng import seed_from_int
@@ -85,6 +86,10 @@ def test_playouts_keep_every_invariant(seats: int, seed: int) -> None:
         # G1: all 53 cards, each exactly once
         assert sorted(all_cards(state)) == list(range(DECK_SIZE))
         assert all(len(h) <= 3 for h in state.hands)
+        # G5, G6 (README): a ghost stays only alone on a lit floor, never with a cat; both need a room card there
+        for floor in (f for house in state.houses for f in house.floors):
+            assert len(floor.ghosts) <= 1 and not (floor.ghosts and (floor.cat is not None or not floor.lit))
+            assert is_explored(floor) or (not floor.ghosts and floor.cat is None)
         # redaction: hidden events show cards to their owner only; public ones only cards already face up or
         # played from the acting seat's hand
         shown = public_cards(before) | set(before.hands[seat])

@@ -558,6 +558,54 @@ def test_g11_two_seats_no_more_than_two_ghosts() -> None:
     assert events[-1] == e.GameOver([0], "escaped") and state.hands[1] == [34]
 
 
+def test_g11_only_the_seat_asked_answers_and_each_window_closes_for_good() -> None:
+    """G5, G11 with 4 seats: the seats are asked one at a time (README); a later seat holding a ghost may not
+    play it early, the escaper may not play one on itself, and only the target answers a ghost (a third seat's
+    cat cannot save it).  Once a seat has answered, its window is shut: a cat after the ghost landed, or a ghost
+    after the seat declined, is refused.  Meanwhile nobody's view or legal actions show another seat's hand."""
+    state = escaping(4, lit=True, seat0=[22, CAT_A, 1], seat1=[GHOST_A, 2], seat2=[GHOST_B, CAT_B], seat3=[3])
+    assert prompt_kind(state) == {1: "stop_escape"}
+    for seat, action in ((2, StopEscape(GHOST_B)), (0, StopEscape(GHOST_A)), (3, Decline())):
+        refused(state, seat, action, "not_your_turn")
+        assert GAME.legal_actions(state, seat) == []
+    play(state, 1, StopEscape(GHOST_A))
+    assert prompt_kind(state) == {0: "cat_defence"}
+    refused(state, 2, Defend(CAT_B), "not_your_turn")
+    for viewer in (1, 2, 3):
+        view = GAME.view(state, viewer)
+        assert [p.hand for p in view.players if p.seat != viewer] == [None, None, None]
+        assert [p.hand_size for p in view.players] == [2, 1, 2, 1]
+    events = play(state, 0, Decline())
+    assert e.GhostStays(0, 3, GHOST_A) in events and prompt_kind(state) == {2: "stop_escape"}
+    refused(state, 0, Defend(CAT_A), "not_your_turn")  # the ghost has landed
+    refused(state, 1, StopEscape(2), "not_your_turn")  # seat 1 had its one ghost
+    play(state, 2, Decline())
+    refused(state, 2, StopEscape(GHOST_B), "not_your_turn")  # declined for good
+    events = play(state, 3, Decline())
+    assert events[-1] == e.GameOver([0], "escaped") and floor_of(state.houses[0], 3).ghosts == [GHOST_A]
+
+
+def test_g11_an_escape_on_the_last_turn_beats_the_round_limit() -> None:
+    """G11 and the round limit (README): an escape on the last turn of the last round wins alone; stopped, the
+    game ends there by the round limit, counting the escaper's house without its floor 3."""
+    state = table(2, max_rounds=1, seat0=[0, 1, 2], seat1=[22, 3, 4])
+    build(state, 1, 2, extra=1)
+    play(state, 0, Discard(0))
+    play(state, 1, PlayRoom(22, 3, "right"))
+    events = play(state, 0, Decline())
+    assert events[-1] == e.GameOver([1], "escaped") and state.end == "escaped"
+    state = table(2, max_rounds=1, seat0=[0, GHOST_A, 2], seat1=[22, 3, 4])
+    build(state, 0, 2)
+    build(state, 1, 2, extra=1)
+    play(state, 0, Discard(0))
+    play(state, 1, PlayRoom(22, 3, "right"))
+    play(state, 0, StopEscape(GHOST_A))
+    events = play(state, 1, Decline())
+    assert e.EscapeStopped(1) in events and events[-1] == e.GameOver([0, 1], "round_limit")
+    result = GAME.result(state)
+    assert result is not None and result.scores == [4, 4] and result.winners == [0, 1]
+
+
 # -- round limit (README ruling) ----------------------------------------------------------------------------
 def test_round_limit_the_most_explored_house_wins() -> None:
     state = table(2, max_rounds=1, seat0=[0, 1, 12], seat1=[2, 13, 23])
