@@ -303,3 +303,41 @@ def test_s11_a_hunt_let_go_is_legal_again_once_a_hunt_has_changed_the_board() ->
     assert StartHunt(ghost="QS") in GAME.legal_actions(state, 0)
     GAME.apply(state, 0, StartHunt(ghost="QS"))
     assert GAME.apply(state, 1, Offer(card="5D"))[-1] == GameOver(won=True, reason="queen_hunted")
+
+
+def test_s11_s15_four_seats_hunt_the_queen_together_with_red_kings_and_queens_at_ten() -> None:
+    """S1, S11, S15 with 4 seats: the Queen (worth 6 + 9 + 10 + 3 = 28) takes ♥ and ♦ alike, a red King or Queen
+    counting 10 and a Jack nothing; three hunters answer at once, the fourth is elsewhere, and her fall wins for
+    all four.  A hunter answering after the hunt is over is refused and keeps its card."""
+    rooms = {"2": "QS", "4": "6C", "8": "9S", "10": "10C"}
+    hands = [["KD", "JH"], ["QH", "2D"], ["8H", "9D"], ["KH"]]
+    pawns = ["2", "2", "2", "foyer"]
+    state = make_state(4, hands=hands, rooms=rooms, staircase=["3S"], pawns=pawns, active=1, phase="roll")
+    GAME.apply(state, 1, StartHunt(ghost="QS"))
+    assert state.hunt is not None and state.hunt.value == 28 and state.hunt.waiting == [0, 1, 2]
+    assert GAME.legal_actions(state, 0) == [Offer(card="KD"), Done()]  # the Jack does not count
+    GAME.apply(state, 0, Offer(card="KD"))
+    GAME.apply(state, 1, Offer(card="QH"))
+    events = GAME.apply(state, 2, Offer(card="8H"))
+    assert events[-2:] == [
+        HuntSucceeded(ghosts=["QS"], cards=["KD", "QH", "8H"]),
+        GameOver(won=True, reason="queen_hunted"),
+    ]
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(state, 1, Offer(card="2D"))
+    assert err.value.code == "game_over" and state.hands == [["JH"], ["2D"], ["9D"], ["KH"]]
+    result = GAME.result(state)
+    assert result is not None and result.winners == [0, 1, 2, 3] and result.scores == [1, 1, 1, 1]
+
+
+def test_s11_an_offer_after_the_hunt_succeeded_is_refused_and_the_card_stays() -> None:
+    """S11: every hunter answers at once; once the offered cards reach the value the hunt is over, so a second
+    hunter's offer sent at the same moment is refused (``not_your_turn``) and changes nothing."""
+    state = make_state(2, hands=[["9H"], ["5H"]], rooms={"3": "8S"}, pawns=["3", "3"], pile=["2D"])
+    GAME.apply(state, 0, StartHunt(ghost="8S"))
+    assert sorted(GAME.prompts(state)) == [0, 1]
+    GAME.apply(state, 0, Offer(card="9H"))
+    before = GAME.encode_state(state)
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(state, 1, Offer(card="5H"))
+    assert err.value.code == "not_your_turn" and GAME.encode_state(state) == before and state.hands[1] == ["5H"]

@@ -300,3 +300,23 @@ def test_s10_s11_moving_another_seats_pawn_in_lets_it_join_the_hunt() -> None:
     GAME.apply(state, 1, Offer(card="5H"))
     GAME.apply(state, 0, Offer(card="3H"))
     assert state.rooms[0] is None and state.phase == "move" and state.steps_left == 2 and state.moving_pawn == 1
+
+
+@pytest.mark.parametrize("seats", [1, 4])
+def test_s15_solo_and_four_seats_win_and_lose_together(seats: int) -> None:
+    """S15 with 1 and 4 seats: a haunted wing at the end of the turn and an empty pile when the next draw is due
+    lose for every seat; the Queen hunted wins for every seat (the last seat's turn passes to seat 0)."""
+    last = seats - 1
+    lost = make_state(seats, rooms={"4": "AS", "5": "2S", "6": "3S"}, active=last)
+    assert GAME.apply(lost, last, EndTurn()) == [GameOver(won=False, reason="wing_haunted", wing="east")]
+    empty = make_state(seats, pile=[], active=last)
+    assert GAME.apply(empty, last, EndTurn()) == [TurnEnded(seat=last, next_seat=0), GameOver(False, "pile_empty")]
+    for state in (lost, empty):
+        result = GAME.result(state)
+        assert result is not None and result.scores == [0] * seats and result.winners == []
+    won = make_state(seats, hands=[["AD"]] * 1 + [[]] * last, rooms={"1": "QS"}, pawns=["1"] * seats, active=last)
+    GAME.apply(won, last, StartHunt(ghost="QS"))
+    assert list(GAME.prompts(won)) == [0]  # only a hunter holding a card that counts is asked
+    GAME.apply(won, 0, Offer(card="AD"))
+    result = GAME.result(won)
+    assert result is not None and result.scores == [1] * seats and result.winners == list(range(seats))
