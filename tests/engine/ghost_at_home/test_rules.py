@@ -331,6 +331,19 @@ def test_g8_elevator_moves_ones_own_cat() -> None:
     assert floor_of(state.houses[0], 2).cat == cat and floor_of(state.houses[0], 1).cat is None
 
 
+def test_g8_elevator_onto_a_ghost_takes_it() -> None:
+    """G8 (elevator: G6 applies): the cat lifted onto a floor holding a ghost leaves with it; room cards stay."""
+    state = table(seat0=[ELEVATOR])
+    build(state, 0, 2)
+    place(state, 0, 1, cat=True)
+    place(state, 0, 2, ghost=True, lit=True)
+    cat, ghost = floor_of(state.houses[0], 1).cat, floor_of(state.houses[0], 2).ghosts[0]
+    events = play(state, 0, Elevator(1, 2))
+    assert events[1] == e.GhostMetCat(0, 2, ghost, cat)  # type: ignore[arg-type]
+    floor = floor_of(state.houses[0], 2)
+    assert floor.cat is None and floor.ghosts == [] and floor.lit and None not in floor.rooms
+
+
 def test_g8_lightning_darkens_the_top_floor() -> None:
     state = table(seat0=[LIGHTNING])
     build(state, 1, 1, extra=1)
@@ -604,6 +617,24 @@ def test_g11_an_escape_on_the_last_turn_beats_the_round_limit() -> None:
     assert e.EscapeStopped(1) in events and events[-1] == e.GameOver([0, 1], "round_limit")
     result = GAME.result(state)
     assert result is not None and result.scores == [4, 4] and result.winners == [0, 1]
+
+
+def test_g5_g11_out_of_turn_only_a_ghost_or_a_cat_from_hand_answers() -> None:
+    """Ruling (README, "Out of turn"): against an escape a seat may play a ghost from hand, not lightning on the
+    lit floor 3 (so that one ghost would haunt it) nor a space-time hole; the escaper answers that ghost with a
+    cat from hand only, not by bringing its floor-1 cat up with the elevator."""
+    state = escaping(3, lit=True, seat0=[22, CAT_A, ELEVATOR], seat1=[GHOST_A, LIGHTNING, HOLE])
+    place(state, 0, 1, cat=True)
+    build(state, 2, 1)
+    place(state, 2, 1, ghost=True, lit=True)
+    assert GAME.legal_actions(state, 1) == [StopEscape(GHOST_A), Decline()]
+    for action in (Lightning(0), SpaceTimeHole(2, 1, 0)):
+        refused(state, 1, action)
+    play(state, 1, StopEscape(GHOST_A))
+    assert GAME.legal_actions(state, 0) == [Defend(CAT_A), Decline()]
+    refused(state, 0, Elevator(1, 3))
+    events = play(state, 0, Decline())
+    assert e.GhostStays(0, 3, GHOST_A) in events and prompt_kind(state) == {2: "stop_escape"}
 
 
 # -- round limit (README ruling) ----------------------------------------------------------------------------
