@@ -64,8 +64,8 @@ class GhostAtHome(Game[State, a.Action, e.Event]):
 
     def timeout_action(self, state: State, seat: int) -> a.Action:
         """Defaults: a turn discards the lowest card face down and draws one (G9; ``pass`` with an empty hand);
-        a build stops; a light takes its first legal step; a G9 pick becomes the last; a cat defence or an
-        escape ghost is declined."""
+        a build stops; a light lights its lowest floor once the picks allow, else takes its first legal step; a G9
+        pick becomes the last; a cat defence or an escape ghost is declined."""
         if seat != legal.deciding_seat(state):
             raise IllegalAction("not_your_turn")
         hand = state.hands[seat]
@@ -75,7 +75,8 @@ class GhostAtHome(Game[State, a.Action, e.Event]):
             case "build":
                 return a.StopBuilding()
             case "light":
-                return legal.legal_actions(state, seat)[0]
+                floors = legal.light_floor_actions(state, seat)
+                return floors[0] if floors else legal.legal_actions(state, seat)[0]
             case "discard":
                 return a.Discard(next(c for c in hand if c not in state.selected))
             case _:

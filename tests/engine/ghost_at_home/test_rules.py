@@ -685,3 +685,14 @@ def test_timeout_defaults_are_harmless_and_legal() -> None:
     assert GAME.timeout_action(escape, 0) == Decline()  # cat_defence: decline
     with pytest.raises(IllegalAction):
         GAME.timeout_action(escape, 2)
+
+
+def test_timeout_lights_as_soon_as_the_picks_allow() -> None:
+    """G7: two cards showing 5 bulbs light a floor; a silent seat's light stops there instead of throwing a third
+    card (here a floor-1 room it could have built) onto the discard pile."""
+    state = table(2, seat0=[0, 8, 11])  # bulbs 0, 2, 3
+    play(state, 0, LightCard(8), LightCard(11))
+    assert LightCard(0) in GAME.legal_actions(state, 0)
+    assert GAME.timeout_action(state, 0) == LightFloor(1)
+    play(state, 0, LightFloor(1))
+    assert 0 in state.hands[0] and state.discard == [8, 11]
