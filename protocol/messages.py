@@ -26,10 +26,15 @@ TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=URL_S
 Ref = Annotated[str, msgspec.Meta(max_length=64)]
 # A display name is visible text: no control characters or line breaks, no bidi controls (a name shown reversed),
 # no invisible formatting (zero-width space, word joiner …; the joiners U+200C/D that shape emoji and scripts are
-# fine), and at least one visible character.
+# fine), none of the blank letters that pass for a name (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the
+# grapheme joiner, Khmer's silent vowels, the Mongolian vowel separator), and at least one visible character: not
+# a space, a joiner, a variation selector (U+180B–D, U+FE00–F: they change the character before them) nor the
+# blank Braille pattern U+2800.  (Code points past U+FFFF, such as the tag characters, are not named: a JSON Schema
+# pattern spells them differently in each regex dialect.)
 NAME = (
-    r"^(?=.*[^\s\u200b-\u200d])"
-    r"[^\x00-\x1f\x7f-\x9f\u00ad\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\ufeff]+$(?!\n)"
+    r"^(?=.*[^\s\u180b-\u180d\u200b-\u200d\u2800\ufe00-\ufe0f])"
+    r"[^\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e"
+    r"\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb]+$(?!\n)"
 )
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=NAME)]
 CmdId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]

@@ -150,6 +150,17 @@ def test_any_frame_decodes_or_gets_a_code(frame: str | bytes) -> None:
         ("\x00", False),
         ("\u202eadA", False),  # shown reversed, as "Ada"
         ("a\u2066b", False),
+        ("\u3164", False),  # the Hangul filler: a letter that shows nothing, the usual "invisible name"
+        ("\u115f\u1160", False),
+        ("\uffa0", False),
+        ("\u2800\u2800", False),  # the blank Braille pattern
+        ("\ufe0f", False),  # a variation selector with nothing to select
+        ("\u034f", False),  # the grapheme joiner
+        ("a\u180e", False),
+        ("Ada\u3164", False),  # "Ada" to the eye, another name to the server
+        ("\u2764\ufe0f", True),  # a red heart: the selector shows the emoji form
+        ("\u1821\u180b", True),  # a Mongolian letter and its variant form
+        ("\u2800Ada", True),
     ],
 )
 def test_a_display_name_is_visible_text(name: str, ok: bool) -> None:
