@@ -47,9 +47,10 @@ class Change(NamedTuple):
 By = Literal["player", "timeout", "bot"]  # who decided an action
 _ATTEMPTS = 8
 LOBBY_UPDATES = 200
-"""The seat changes a table takes before its start: past them a ``join`` is refused ``limit`` (a ``leave`` is not).
-Each is logged and renews the lobby's day of life, so a client joining and leaving in a loop grew the table's log
-without end; people gathering at a table take a few dozen at most."""
+"""The seat changes a table takes before its start: past them a ``leave`` is refused ``limit`` (a seat taken is then
+kept until the start), a ``join`` never is.  Each is logged and renews the lobby's day of life, so a client joining
+and leaving in a loop grew the table's log without end; people gathering at a table take a few dozen at most.  With
+joins refused instead, that loop locked anyone's table in seconds: listed as open, never to be filled or started."""
 # How the table refuses a command it has already applied, when the command is sent again.
 _REFUSED_ON_RETRY = frozenset({Code.NOT_YOUR_TURN, Code.ILLEGAL_MOVE, Code.GAME_OVER, Code.STALE, Code.ALREADY_STARTED})
 
@@ -225,10 +226,6 @@ class TableService:
             if held is not None:
                 raise _Seated(held, record.seq)
             _lobby_only(meta)
-            if record.seq >= LOBBY_UPDATES:  # (the lobby's every update is a seat change)
-                raise ProtocolError(
-                    Code.LIMIT, f"{LOBBY_UPDATES} seat changes already: start this table or create another"
-                )
             if msg.seat is not None:
                 if msg.seat >= meta.seats:
                     raise ProtocolError(Code.BAD_FIELD, f"seats are 0–{meta.seats - 1}")
@@ -254,7 +251,10 @@ class TableService:
         def build(record: Record) -> Change:
             meta = record.meta
             _lobby_only(meta)
-            new = meta.seated(seat_of(meta, token), None, None)
+            seat = seat_of(meta, token)
+            if record.seq >= LOBBY_UPDATES:  # (the lobby's every update is a seat change)
+                raise ProtocolError(Code.LIMIT, f"{LOBBY_UPDATES} seat changes already: seats are kept until the start")
+            new = meta.seated(seat, None, None)
             return Change(new, None, Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos()))
 
         seq, _ = await self._change(hub, build)

@@ -144,27 +144,35 @@ async def test_a_finished_game_frees_its_place_under_the_table_limit(start_serve
         await client.close()
 
 
-async def test_a_lobby_takes_a_bounded_number_of_seat_changes(
+async def test_a_lobby_takes_a_bounded_number_of_seat_changes_and_still_fills(
     start_server: ServerFactory, sync_redis: redis.Redis
 ) -> None:
     """A client joining and leaving in a loop grew the table's log (and its command keys) without end, at its
-    message rate, for as long as it liked: every change renews a lobby's day of life, so it never expired."""
+    message rate, for as long as it liked: every change renews a lobby's day of life, so it never expired.  Joins
+    refused past the cap then let anyone lock another's table that way in seconds (still listed as open, never to
+    be filled or started): the leaves are refused instead, so the seats taken are kept and the table fills."""
     from protocol.errors import Code
     from server.service import LOBBY_UPDATES
     from server.store import log_key
 
     server = start_server("--rate", "1e6", "--burst", "1000000")
-    client = Client(server.url)
-    await client.connect()
+    owner, churner, friend = Client(server.url), Client(server.url), Client(server.url)
+    for client in (owner, churner, friend):
+        await client.connect()
     try:
-        table = await client.create("mansion", 2)
+        table = await owner.create("mansion", 3)
+        await owner.join(table, "Ada")
         while True:
-            await client.join(table, "Ada")
-            if (await client.leave(table)) >= LOBBY_UPDATES:
+            await churner.join(table, "Eve")
+            try:
+                await churner.leave(table)
+            except ServerError as caught:
+                assert caught.code == Code.LIMIT and "kept until the start" in caught.message
                 break
-        with pytest.raises(ServerError) as caught:
-            await client.join(table, "Ada")
-        assert caught.value.code == Code.LIMIT and "start this table or create another" in caught.value.message
         assert sync_redis.xlen(log_key(table)) == LOBBY_UPDATES
+        assert (await friend.join(table, "Bo")).seat == 2  # a join is never refused: the table fills …
+        await friend.start(table)  # … and starts
+        assert sync_redis.xlen(log_key(table)) == LOBBY_UPDATES + 2
     finally:
-        await client.close()
+        for client in (owner, churner, friend):
+            await client.close()
