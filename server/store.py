@@ -48,6 +48,10 @@ STORE_REFUSES = (OutOfMemoryError, ReadOnlyError)
 
 TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
 LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
+LOBBY_READ_SECONDS = 1.0
+"""How long ``open_tables`` answers from its last read of the lobby while this process changes nothing there (a
+change made through another process shows within it).  A read is 200 tables' records, 25 times a ``ping``'s cost
+to the server, so 16 connections listing at their message rate kept a server's core busy and every game waiting."""
 PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")  # of a NAME
 
 
@@ -378,6 +382,7 @@ class Store:
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
         self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
         self._quiet: dict[tuple[str, Any], tuple[float, int]] = {}  # failure -> when logged, how many left out since
+        self._lobby: tuple[float, asyncio.Task[list[tuple[str, int, TableMeta]]]] | None = None  # ``open_tables``
 
     def failed(self, logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
         """``log_failure``, and ``on_failure`` told of each (the server counts them in ``hauntd_failures_total``).
@@ -410,6 +415,7 @@ class Store:
         made, fresh = (table, True) if created == 1 else (bytes(created).decode(), False)
         if not meta.private:  # also for a create sent again: the first may have failed right after its script
             await self.redis.zadd(self.keys.open, {made: meta.created}, nx=True)
+            self._lobby = None
         return made, fresh
 
     async def load(self, table: str) -> Record:
@@ -509,8 +515,25 @@ class Store:
             await self.redis.zadd(self.keys.open, {table: time.time()})
         else:
             await self.redis.zrem(self.keys.open, table)
+        self._lobby = None
 
-    async def open_tables(self, limit: int = 200) -> list[tuple[str, int, TableMeta]]:
+    async def open_tables(self) -> list[tuple[str, int, TableMeta]]:
+        """``read_open_tables``, read again only ``LOBBY_READ_SECONDS`` after the last read or once this process
+        changed the lobby; the callers meanwhile share one read (a failed one is not kept)."""
+        now = time.monotonic()
+        if self._lobby is None or now - self._lobby[0] >= LOBBY_READ_SECONDS:
+            task = asyncio.ensure_future(self.read_open_tables())
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (retrieved: its callers may be gone)
+            self._lobby = (now, task)
+        read = self._lobby[1]
+        try:
+            return await asyncio.shield(read)
+        except Exception:
+            if self._lobby is not None and self._lobby[1] is read:
+                self._lobby = None
+            raise
+
+    async def read_open_tables(self, limit: int = 200) -> list[tuple[str, int, TableMeta]]:
         """Public lobby tables with a free seat, the most lately changed first: tables people are gathering at
         come before those left waiting, which sink out of the ``limit`` and expire (``LOBBY_TTL``: their index
         entries go then too, so the index stays as small as the lobby).  Drops stale index entries."""

@@ -176,3 +176,25 @@ async def test_a_lobby_takes_a_bounded_number_of_seat_changes_and_still_fills(
     finally:
         for client in (owner, churner, friend):
             await client.close()
+
+
+async def test_listing_in_a_loop_reads_the_lobby_once_a_second(server: ServerProcess, sync_redis: redis.Redis) -> None:
+    """A ``list`` read the records of up to 200 tables every time, 25 times a ``ping``'s cost to the server: 16
+    connections listing at their message rate kept its core busy and every game waiting.  A lobby read now answers
+    the lists of the next second, unless a change made through this process (a create, a join) makes it stale."""
+
+    def lobby_reads() -> int:
+        return int(sync_redis.info("commandstats").get("cmdstat_zrevrange", {}).get("calls", 0))
+
+    client = Client(server.url)
+    await client.connect()
+    try:
+        table = await client.create("spook", 2)
+        before = lobby_reads()
+        for _ in range(40):
+            assert table in [t.table for t in await client.list_tables()]
+        assert lobby_reads() - before <= 2  # (a second may have passed meanwhile)
+        await client.join(table, "Ada")
+        assert {t.table: t for t in await client.list_tables()}[table].taken == 1  # a change shows at once
+    finally:
+        await client.close()
