@@ -2,7 +2,8 @@
 
 * A cap on simultaneous WebSocket connections per client address: a handshake past it is refused with HTTP 429.
   Loopback addresses are exempt unless told otherwise: local tools (the load tester opens thousands) and a
-  reverse proxy connect from there.
+  reverse proxy connect from there.  An IPv6 client is counted by its /64 network (``counted_as``), here and in
+  the budgets below.
 * The client's address behind a reverse proxy: a connection from a trusted proxy (``--trusted-proxy``) is counted
   against the address its ``X-Forwarded-For`` names, not against the proxy's, which every client shares.
 * A budget of new tables per client address (``tables_per_minute``, the same exemption): a table lives on in the
@@ -117,6 +118,15 @@ def _forwarded(hop: str) -> str | None:
     return hop if _ip(hop) is not None else None
 
 
+def counted_as(host: str) -> str:
+    """What an address's caps and budgets count against: an IPv4 address itself, an IPv6 one its /64 network,
+    which one host or household is handed whole (counted address by address, such a client had 2**64 of each)."""
+    address = _ip(host)
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return host if address is None else str(address)
+
+
 def _is_loopback(host: str) -> bool:
     address = _ip(host)
     return address is not None and address.is_loopback
@@ -177,6 +187,7 @@ class Guard:
                 return response(HTTPStatus.FORBIDDEN, b"this page's Origin may not open a WebSocket here\n")
         if host is None or not self.max_per_ip or self._exempt(host):
             return None
+        host = counted_as(host)
         if self.per_ip[host] >= self.max_per_ip:
             self.metrics.refused.labels("per_ip").inc()
             log.warning("connection_refused", reason="per_ip", peer=host, limit=self.max_per_ip)
@@ -199,7 +210,7 @@ class Guard:
         ``60 / tables_per_minute`` seconds.  Only addresses that used some of their budget lately are kept."""
         if host is None or not self.tables_per_minute or self._exempt(host):
             return True
-        if self.creates.take(host):
+        if self.creates.take(counted_as(host)):
             return True
         log.warning("create_refused", peer=host, limit=self.tables_per_minute)
         return False
@@ -208,7 +219,7 @@ class Guard:
         """Whether a client at ``host`` may have ``updates`` updates replayed now (``REPLAYS_PER_MINUTE``)."""
         if host is None or updates <= 0 or self._exempt(host):
             return True
-        if self.replays.take(host, updates):
+        if self.replays.take(counted_as(host), updates):
             return True
         log.warning("replay_refused", peer=host, limit=REPLAYS_PER_MINUTE)
         return False

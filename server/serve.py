@@ -130,8 +130,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-connections-per-ip",
         type=cli.bounded(int, 0),
         default=defaults.max_connections_per_ip,
-        help="simultaneous WebSocket connections from one address; past it the handshake gets HTTP 429 "
-        "(default: %(default)s; 0 = no cap; loopback is exempt unless --limit-loopback)",
+        help="simultaneous WebSocket connections from one address (an IPv6 /64 network counts as one); past it "
+        "the handshake gets HTTP 429 (default: %(default)s; 0 = no cap; loopback is exempt unless --limit-loopback)",
     )
     parser.add_argument(
         "--tables-per-minute",

@@ -204,6 +204,31 @@ async def test_behind_a_trusted_proxy_each_client_has_its_own_cap(start_server: 
     assert unhandled(proxied.log_path) == []
 
 
+async def test_an_ipv6_client_is_capped_by_its_64_network(start_server: ServerFactory) -> None:
+    """Counted address by address, an IPv6 client holding a /64 network (what a host or household is handed) had
+    2**64 times each cap: connections, new tables and replays, a fresh address for each.  (Through a trusted
+    proxy: a test's connections all come from ::1.)"""
+    server = start_server("--trusted-proxy", "127.0.0.1", "--max-connections-per-ip", "2", "--tables-per-minute", "1")
+
+    async def hello_from(client: str) -> ClientConnection:
+        ws = await connect(server.url, additional_headers={"X-Forwarded-For": client})
+        assert (await ask(ws, {"type": "hello", "version": 1}))["type"] == "welcome"
+        return ws
+
+    held = [await hello_from("2001:db8:5:6::1"), await hello_from("2001:db8:5:6:a:b:c:d")]
+    with pytest.raises(InvalidStatus) as caught:
+        await hello_from("2001:db8:5:6::2")
+    assert caught.value.response.status_code == 429
+    assert (await ask(held[0], {"type": "create", "game": "spook", "seats": 1}))["type"] == "created"
+    assert (await ask(held[1], {"type": "create", "game": "spook", "seats": 1}))["code"] == Code.RATE_LIMITED
+    other = await hello_from("2001:db8:5:7::1")  # another /64: another client
+    assert (await ask(other, {"type": "create", "game": "spook", "seats": 1}))["type"] == "created"
+    for ws in [*held, other]:
+        await ws.close()
+    assert "2001:db8:5:6:a:b:c:d via 127.0.0.1:" in server.log_path.read_text()  # the logs name the address
+    assert unhandled(server.log_path) == []
+
+
 async def test_new_tables_per_address_are_budgeted(start_server: ServerFactory) -> None:
     """A table outlives its creator (a day in the lobby): one address reconnecting in a loop may not fill the store
     and the lobby.  The budget is per address, not per connection, and loopback is exempt by default."""
