@@ -3,7 +3,7 @@
 
 import { h, choice } from "./dom.js";
 import generic from "./games/generic.js";
-import { gameTitle, t } from "./i18n.js";
+import { TABLES, gameTitle, t } from "./i18n.js";
 
 export const SEAT_COLOURS = ["#e0524d", "#3b82d6", "#e9b52c", "#8f5bd9", "#3ea86f", "#9aa3ad"];
 const INKS = ["#ffffff", "#1b1326"];
@@ -33,16 +33,35 @@ export function swatch(seat, small = false) {
   return h("span", { class: `swatch${small ? " small" : ""}`, style: { background: colour, color: ink } }, String(seat + 1));
 }
 
-/** The name shown for a seat (``info``: its entry of a ``seats`` list), null for a free one: a server-run bot is
- * "Bot <n>" after the seat's number as the page shows it, where the server's name counts seats from 0 ("bot-2" wore
- * the number 3). */
-function shownName(info) {
-  if (!info || !info.name) return null;
-  return info.bot ? t("table.bot_name", { n: info.seat + 1 }) : info.name;
+/** A name as it reads: compatibility forms folded ("Ａda" is "Ada"), case, spaces, "-" and "_" left out. */
+const reading = (name) => name.normalize("NFKC").toLocaleLowerCase().replace(/[\s_-]/gu, "");
+
+/** Whether a name reads as a bot's in any of the page's languages ("Bot 2", "bot-1", "ROBOT3"). */
+function botLike(name) {
+  const read = reading(name);
+  return Object.values(TABLES).some((words) => {
+    const [before, after] = words["table.bot_name"].split("{n}").map(reading);
+    return read.startsWith(before) && read.endsWith(after) && /^\d+$/.test(read.slice(before.length, read.length - after.length));
+  });
+}
+
+/** The name shown for each seat of a ``seats`` list, null for a free one: a server-run bot is "Bot <n>" after the
+ * seat's number as the page shows it, where the server's name counts seats from 0 ("bot-2" wore the number 3).  A
+ * person's name that reads as another seat's ("ADA" beside "Ada") or as a bot's also shows the seat's number,
+ * "Ada (3)": nobody passes for another player, nor a person for a bot. */
+function shownNames(seats) {
+  const plain = seats.map((info) => (!info || !info.name ? null : info.bot ? t("table.bot_name", { n: info.seat + 1 }) : info.name));
+  const read = plain.map((name) => (name === null ? null : reading(name)));
+  return plain.map((name, i) =>
+    name === null || seats[i].bot || (read.indexOf(read[i]) === read.lastIndexOf(read[i]) && !botLike(name))
+      ? name
+      : t("table.name_seat", { name, n: seats[i].seat + 1 }),
+  );
 }
 
 export function makeContext(table, catalog, handlers = {}) {
-  const name = (seat) => shownName(table.seats[seat]) ?? t("table.seat_n", { n: seat + 1 });
+  const names = shownNames(table.seats);
+  const name = (seat) => names[seat] ?? t("table.seat_n", { n: seat + 1 });
   return {
     table,
     catalog, // the game's public cards and board (GET /games/<game>.json)
@@ -81,6 +100,7 @@ function takeSeatButton(table, handlers) {
 }
 
 function seatingCard(table, handlers) {
+  const names = shownNames(table.seats);
   const taken = table.seats.filter((seat) => seat.name).length;
   const full = taken === table.seats.length && table.seats.length > 0;
   const visitor = !table.seated && table.status === "lobby" && table.seats.length > 0;
@@ -93,12 +113,12 @@ function seatingCard(table, handlers) {
     h(
       "ol",
       { class: "seat-list" },
-      table.seats.map((seat) =>
+      table.seats.map((seat, i) =>
         h(
           "li",
           { class: seat.name ? "" : "free" },
           swatch(seat.seat),
-          shownName(seat) ?? t("table.free_seat"),
+          names[i] ?? t("table.free_seat"),
           seat.bot ? h("span", { class: "badge" }, t("table.bot")) : null,
           table.seat === seat.seat ? h("span", { class: "badge you" }, t("table.you")) : null,
         ),
@@ -207,13 +227,14 @@ function logPanel(renderer, ctx, table) {
   let away = [];
   for (const entry of table.log) {
     if (entry.seats) {
-      for (const seat of entry.seats) {
-        const [now, before] = [shownName(seat), seated[seat.seat]];
+      const names = shownNames(entry.seats);
+      for (const [i, seat] of entry.seats.entries()) {
+        const [now, before] = [names[i], seated[seat.seat]];
         if (now && now !== before) lines.push(t("log.sat", { name: now, n: seat.seat + 1 }));
         else if (!now && before) lines.push(t("log.stood", { name: before, n: seat.seat + 1 }));
         if (now && Boolean(seat.away) !== Boolean(away[seat.seat])) lines.push(t(seat.away ? "log.away" : "log.back", { name: now }));
       }
-      seated = entry.seats.map(shownName);
+      seated = names;
       away = entry.seats.map((seat) => seat.away);
     }
     if (entry.status === "playing") {

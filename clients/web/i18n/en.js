@@ -55,6 +55,7 @@ export default {
   "table.you": "you",
   "table.bot": "bot",
   "table.bot_name": "Bot {n}",
+  "table.name_seat": "{name} ({n})",
   "table.watching": "Watching",
   "table.seats": "Players",
   "table.choices": "All choices ({count})",

@@ -55,6 +55,7 @@ export default {
   "table.you": "vous",
   "table.bot": "robot",
   "table.bot_name": "Robot {n}",
+  "table.name_seat": "{name} ({n})",
   "table.watching": "Spectateur",
   "table.seats": "Joueurs",
   "table.choices": "Tous les choix ({count})",
