@@ -15,7 +15,7 @@ class Code(StrEnum):
     AUTH = "auth"  # bad seat token, or acting for a seat that is not yours
     NOT_YOUR_TURN = "not_your_turn"  # the seat owes no decision now
     ILLEGAL_MOVE = "illegal_move"  # the rules forbid that action now
-    STALE = "stale"  # the command named a table seq that is no longer current
+    STALE = "stale"  # the command named a table seq that is no longer current, or came past its deadline
     TABLE_FULL = "table_full"  # no free seat, or the chosen seat is taken
     NOT_FOUND = "not_found"  # no such table (over HTTP: no such game catalog)
     ALREADY_STARTED = "already_started"  # join, leave or start after the game started

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -335,12 +336,17 @@ class TableService:
                 await self._change(hub, build)
 
     def _apply(self, game: Game[Any, Any, Any], record: Record, seat: int, action: Any, by: By = "player") -> Change:
-        """The change ``action`` makes.  A time-out marks the seat away; the seat's own action clears that."""
+        """The change ``action`` makes.  A time-out marks the seat away; the seat's own action clears that.  A
+        player's action once its deadline has passed is refused ``stale``: the server's default is coming."""
         meta = record.meta
         if meta.status == "lobby":
             raise ProtocolError(Code.NOT_STARTED, "the game has not started")
         if meta.status == "over":
             raise ProtocolError(Code.GAME_OVER, "the game is over")
+        if by == "player" and meta.deadlines.get(seat, math.inf) <= time.time():
+            # (else a seat whose deadline passed with another's, as a duel's two dials do, saw the other's default
+            # applied first, a hidden bid now known, and answered it before the server decided its own)
+            raise ProtocolError(Code.STALE, f"seat {seat}'s time is up: the server decides for it")
         state = game.decode_state(record.state)
         before = game.prompts(state) if meta.scheduled else {}
         try:

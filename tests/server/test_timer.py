@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import random
 import time
 from typing import Any
 
+import msgspec
 import pytest
 import redis
 
@@ -178,3 +180,50 @@ async def test_a_table_whose_every_person_is_away_waits_for_one_to_come_back(
         assert logged(sync_redis, table)[again.seq - 1].at - back.at == pytest.approx(0.2, abs=0.15)
     finally:
         await me.close()
+
+
+async def test_a_seat_whose_time_is_up_acts_no_more(start_server: ServerFactory, sync_redis: redis.Redis) -> None:
+    """A duel's two dials fall due at the same moment and the server decides the lower seat first: its update (a dial
+    set, and the seat away: so the default bid, 0) reached the other duellist, whose dial, sent at once, came before
+    the server's own decision for it and was accepted (9 duels of 9 on this machine): a hidden bid learnt, and
+    answered.  Once its deadline has passed a seat's act is refused, and the server's default stands.  (Here the
+    server's time-outs are held back, so the act surely comes between the deadline and the server's decision.)"""
+    from engine.mansion.actions import Collect, Duel, EndTurn, Move
+    from server.store import DUE
+    from tests.server.drive import GAME, stored_state
+    from tests.server.test_hidden_frames import tap
+
+    server = start_server()
+    lobby = await tap(server.url, None)
+    table = (await lobby.ask(type="create", game="mansion", seats=2, turn_seconds=1.0))["table"]
+    seats = [await tap(server.url, seat) for seat in (0, 1)]
+    tokens = [(await t.ask(type="join", table=table, name=f"P{i}", seat=i))["token"] for i, t in enumerate(seats)]
+    await seats[1].ask(type="start", table=table, token=tokens[1])
+    try:
+        while True:  # play until seats 0 and 1 duel: a duel whenever legal, else a collect, a move to the other …
+            seq, state = stored_seq(sync_redis, table), GAME.decode_state(stored_state(sync_redis, table))
+            assert GAME.result(state) is None, "no duel in a whole game"
+            prompts = GAME.prompts(state)
+            if set(prompts) == {0, 1}:
+                break
+            seat = min(prompts)
+            legal = GAME.legal_actions(state, seat)
+            rnd, towards = random.Random(seq), Move(state.pos[1 - seat])
+            action = min(legal, key=lambda a: (
+                not isinstance(a, Duel), not isinstance(a, Collect), a != towards, isinstance(a, EndTurn), rnd.random()
+            ))  # fmt: skip
+            act = {"type": "act", "table": table, "token": tokens[seat], "cmd": f"m{seq}", "seq": seq}
+            await seats[seat].ask(**act, action=msgspec.to_builtins(action))
+        sync_redis.zadd(DUE, {table: "+inf"})  # the server's time-outs held back
+        deadline = decode_meta(sync_redis.hget(key(table), "meta")).deadlines[1]
+        await asyncio.sleep(deadline - time.time() + 0.05)
+        dial = {"type": "dial", "bid": 1}
+        reply = await seats[1].ask(type="act", table=table, token=tokens[1], cmd="late", action=dial, seq=seq)
+        assert (reply["type"], reply.get("code")) == ("rejected", "stale"), reply
+        assert "time is up" in reply["message"]
+        sync_redis.zadd(DUE, {table: time.time()})  # let them go
+        await wait_for_seq(sync_redis, table, seq + 2)
+        assert [(b.seat, b.timeout) for b in logged(sync_redis, table)[seq : seq + 2]] == [(0, True), (1, True)]
+    finally:
+        for t in (lobby, *seats):
+            await t.close()
