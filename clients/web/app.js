@@ -434,7 +434,9 @@ const tableHandlers = {
       forgetSeat(table.id);
       showLobby();
     } catch (err) {
-      showError(err);
+      if (err.code !== "limit") return showError(err);
+      table.error = t("table.seat_kept"); // its lobby's 200 seat changes are spent: seats are kept until the start
+      render();
     }
   },
   /** The player says they are here again: their seat is no longer away (and a table waiting for everyone goes on). */

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from clients.sdk import Client
+from clients.sdk import Client, ServerError
 from engine.contract import Prompt
 from engine.fairness import commitment, derive_seed
 from engine.mansion import GAME as MANSION
@@ -644,6 +644,27 @@ async def test_nobody_passes_for_another_player_or_a_bot(page: Any, server: Serv
     finally:
         for client in clients:
             await client.close()
+
+
+@pytest.mark.parametrize("server_args", [["--rate", "1e6", "--burst", "1000000"]])  # 200 seat changes at once
+async def test_a_seat_kept_for_the_start_says_so(page: Any, server: ServerProcess) -> None:
+    """Past a lobby's 200 seat changes (someone joining and leaving in a loop) a leave is refused, the seats kept
+    until the start: "Leave the table" said the page follows too many tables, and to reload it."""
+    table = await create_table(page, seats=3)
+    churner = Client(server.url)
+    await churner.connect()
+    try:
+        while True:
+            await churner.join(table, "Eve")
+            try:
+                await churner.leave(table)
+            except ServerError:
+                break
+        await page.click("button:text('Leave the table')")
+        await page.wait_for_selector(".error:has-text('yours is kept until the game starts')", timeout=5000)
+        assert await page.get_attribute(".table-screen", "data-table") == table
+    finally:
+        await churner.close()
 
 
 async def test_the_seed_commitment_is_shown_at_the_start(page: Any, server: ServerProcess) -> None:

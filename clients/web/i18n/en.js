@@ -65,6 +65,7 @@ export default {
   "table.sending": "Sending…",
   "table.rejected": "Not accepted: {message}",
   "table.stale": "The table moved on meanwhile: choose again.",
+  "table.seat_kept": "This table's seats have changed hands too often: yours is kept until the game starts.",
   "table.no_renderer": "This game has no table drawing yet; the choices below still work.",
   "table.seat_n": "Seat {n}",
   "table.away": "away",

@@ -65,6 +65,7 @@ export default {
   "table.sending": "Envoi…",
   "table.rejected": "Refusé : {message}",
   "table.stale": "La table a bougé entre-temps : choisissez à nouveau.",
+  "table.seat_kept": "Les places de cette table ont trop souvent changé de mains : la vôtre vous reste jusqu'au début de la partie.",
   "table.no_renderer": "Ce jeu n'a pas encore de plateau dessiné ; les choix ci-dessous fonctionnent.",
   "table.seat_n": "Place {n}",
   "table.away": "absent",
