@@ -27,8 +27,8 @@ _peek_decoder: msgspec.json.Decoder[_Peek] = msgspec.json.Decoder(_Peek)
 
 # A pattern refused, in words (as PROTOCOL.md words them) instead of a Python regular expression, escaped twice.
 _WORDED = {
-    f"matching regex {NAME!r}": "of visible text (no control characters, line breaks, bidi controls or invisible"
-    " formatting)",
+    f"matching regex {NAME!r}": "of visible text (no control characters, line breaks, bidi controls, invisible"
+    " formatting or blank letters)",
     f"matching regex {URL_SAFE!r}": "of URL-safe characters (A-Z a-z 0-9 _ -)",
 }
 

@@ -91,8 +91,8 @@ def test_another_version_is_named_as_json_spells_it(frame: str, said: str) -> No
     [
         (
             '{"type": "join", "table": "t", "name": "a\\u200bb"}',
-            "Expected `str` of visible text (no control characters, line breaks, bidi controls or invisible"
-            " formatting) - at `$.name`",
+            "Expected `str` of visible text (no control characters, line breaks, bidi controls, invisible"
+            " formatting or blank letters) - at `$.name`",
         ),
         ('{"type": "watch", "table": "a b"}', "Expected `str` of URL-safe characters (A-Z a-z 0-9 _ -) - at `$.table`"),
     ],
