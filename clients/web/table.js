@@ -33,8 +33,20 @@ export function swatch(seat, small = false) {
   return h("span", { class: `swatch${small ? " small" : ""}`, style: { background: colour, color: ink } }, String(seat + 1));
 }
 
-/** A name as it reads: compatibility forms folded ("Ａda" is "Ada"), case, spaces, "-" and "_" left out. */
-const reading = (name) => name.normalize("NFKC").toLocaleLowerCase().replace(/[\s_-]/gu, "");
+/** The Cyrillic and Greek letters that look like Latin ones (in either case), as the Latin letter. */
+const LOOKALIKES = {
+  а: "a", в: "b", е: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x", і: "i", ј: "j", ѕ: "s", һ: "h", ӏ: "l", ԁ: "d", ԛ: "q", ԝ: "w", // Cyrillic
+  α: "a", β: "b", ε: "e", ζ: "z", η: "h", ι: "i", κ: "k", μ: "m", ν: "n", ο: "o", ρ: "p", τ: "t", υ: "y", χ: "x", // Greek
+};
+
+/** A name as it reads: compatibility forms folded ("Ａda" is "Ada"), look-alike letters as Latin ones ("Аda" with a
+ * Cyrillic "А"), case, spaces, "-" and "_" left out. */
+const reading = (name) =>
+  name
+    .normalize("NFKC")
+    .toLocaleLowerCase()
+    .replace(/[\s_-]/gu, "")
+    .replace(/./gu, (c) => LOOKALIKES[c] ?? c);
 
 /** Whether a name reads as a bot's in any of the page's languages ("Bot 2", "bot-1", "ROBOT3"). */
 function botLike(name) {

@@ -620,27 +620,27 @@ async def test_a_bot_is_named_after_the_number_it_wears(page: Any) -> None:
 
 
 async def test_nobody_passes_for_another_player_or_a_bot(page: Any, server: ServerProcess) -> None:
-    """A person could sit down as "bot-1" beside the server's bot shown as "Bot 1", or as "ＡＤＡ" beside "Ada": the
-    seating, the players and the log showed two seats alike, so whose move a line told was a guess.  A person's
-    name that reads as another seat's or as a bot's shows the seat's number too; a bot's and any other name as
-    they are."""
-    clients = [Client(server.url) for _ in range(5)]
+    """A person could sit down as "bot-1" beside the server's bot shown as "Bot 1", or as "ＡＤＡ" or "Аda" (a Cyrillic
+    "А") beside "Ada": the seating, the players and the log showed seats alike, so whose move a line told was a
+    guess.  A person's name that reads as another seat's or as a bot's shows the seat's number too; a bot's and any
+    other name as they are."""
+    clients = [Client(server.url) for _ in range(6)]
     for client in clients:
         await client.connect()
     try:
-        table = await clients[0].create("mansion", 5, bots=1)
-        for client, name in zip(clients[1:], ("bot-1", "Ada", "ＡＤＡ", "Bo"), strict=True):
+        table = await clients[0].create("mansion", 6, bots=1)
+        for client, name in zip(clients[1:], ("bot-1", "Ada", "ＡＤＡ", "\u0410da", "Bo"), strict=True):
             await client.join(table, name)
         await page.goto(f"{page.url.split('#')[0]}#/table/{table}")
         await page.wait_for_selector("#watching-note", timeout=5000)
-        shown = ["Bot 1", "bot-1 (2)", "Ada (3)", "ＡＤＡ (4)", "Bo"]
+        shown = ["Bot 1", "bot-1 (2)", "Ada (3)", "ＡＤＡ (4)", "\u0410da (5)", "Bo"]
         seating = [f"{seat}\n{name}" for seat, name in enumerate(shown, 1)]
         assert await page.locator(".seat-list li").all_inner_texts() == [f"{seating[0]}\nbot", *seating[1:]]
         await clients[1].start(table)
-        await page.wait_for_selector("#seats .seat-row[data-seat='4'] .who", timeout=5000)
+        await page.wait_for_selector("#seats .seat-row[data-seat='5'] .who", timeout=5000)
         assert await page.locator("#seats .seat-row .who").all_inner_texts() == shown
         log = await page.inner_text("#log")
-        assert all(name in log for name in shown[1:4]), log
+        assert all(name in log for name in shown[1:5]), log
     finally:
         for client in clients:
             await client.close()
