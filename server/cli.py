@@ -62,7 +62,9 @@ EXAMPLES: dict[str, list[str]] = {
         "hauntd fuzz --url ws://127.0.0.1:8765 --redis-url redis://127.0.0.1:6379/0 --server-log server.log",
     ],
     "chaos": ["hauntd chaos --tables 20 --duration 120 --kill-every 20 --work-dir chaos-logs"],
-    "verify": ["hauntd verify --redis-url redis://127.0.0.1:6379/0 TABLE1 TABLE2   # embedded: its log's port"],
+    "verify": [
+        "hauntd verify --redis-url redis://:PASSWORD@127.0.0.1:6379/0 TABLE1 TABLE2  # embedded: data/valkey.url"
+    ],
 }
 
 

@@ -3,6 +3,11 @@
 Data lives in the data directory with append-only persistence (fsync every second), so a restart loses
 nothing.  The Valkey process is tied to ours: on Linux it gets SIGTERM when we die, even by ``kill -9``, and
 a Valkey left over from an earlier run on the same directory is waited for before a new one starts.
+
+The store holds every hidden value (hands, decks, each table's secret and so its seed): it asks for a password
+drawn at each server start, and the data directory is the server's user's alone (when it owns it).  Open to every
+user of the machine, any of them read every hand in play, or rewrote a table, from its port or from its
+append-only file.  Its URL, with the password, is in ``valkey.url`` there (for ``hauntd verify``).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import asyncio
 import contextlib
 import ctypes
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -66,11 +72,12 @@ class EmbeddedValkey:
         self.data_dir = data_dir.resolve()
         self.host = host
         self.port = 0
+        self.password = secrets.token_urlsafe(24)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://{self.host}:{self.port}/0"
+        return f"redis://:{self.password}@{self.host}:{self.port}/0"
 
     def start(self, timeout: float = 15.0) -> None:
         """Start, on a free port the first time and on the same port again after ``stop`` or ``kill``."""
@@ -90,9 +97,12 @@ class EmbeddedValkey:
         if self.data_dir.exists() and not self.data_dir.is_dir():
             raise EmbeddedValkeyError(f"{self.data_dir} is not a directory: give --data-dir a directory")
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(PermissionError):  # (another user's directory, writable by all, stays as it is)
+            self.data_dir.chmod(0o700)  # (one made before this rule was open to every user)
         pidfile = self.data_dir / "valkey.pid"
         self._wait_for_previous(pidfile, timeout)
         self.port = self.port or _free_port(self.host)
+        (self.data_dir / "valkey.url").write_text(self.url + "\n")
         config = self.data_dir / "valkey.conf"
         generate_config_file(
             config,
@@ -100,6 +110,7 @@ class EmbeddedValkey:
             self.data_dir,
             {
                 "bind": self.host,
+                "requirepass": self.password,
                 "appendonly": "yes",
                 "appendfsync": "everysec",
                 "save": "",
@@ -122,8 +133,11 @@ class EmbeddedValkey:
         if self.process.poll() is not None:
             raise EmbeddedValkeyError(f"embedded Valkey exited at start: {self._last_words()}")
         with contextlib.suppress(OSError), socket.create_connection((self.host, self.port), 0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            if sock.recv(64).startswith(b"+PONG"):
+            sock.sendall(f"AUTH {self.password}\r\nPING\r\n".encode())
+            replies = b""
+            while replies.count(b"\r\n") < 2 and (chunk := sock.recv(64)):
+                replies += chunk
+            if replies == b"+OK\r\n+PONG\r\n":
                 return True
         if time.monotonic() > deadline:
             self.stop()

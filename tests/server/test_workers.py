@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 import redis
@@ -59,8 +60,8 @@ def wait_for(server: ServerProcess, name: str, count: int, timeout: float = 20) 
 
 def store(server: ServerProcess) -> redis.Redis:
     """The supervisor's embedded Valkey."""
-    port = events(server, "embedded_valkey_started")[0]["port"]
-    return redis.Redis(port=int(str(port)))
+    data_dir = Path(str(events(server, "embedded_valkey_started")[0]["data_dir"]))
+    return redis.Redis.from_url((data_dir / "valkey.url").read_text().strip())
 
 
 async def spread(url: str, per_worker: int = 2, workers: int = 2, tries: int = 80) -> list[Client]:
@@ -277,16 +278,17 @@ def test_workers_must_be_a_whole_number_of_one_or_more(count: str, capsys: pytes
 def test_the_store_url_is_on_no_workers_command_line(tmp_path: Path, valkey_url: str) -> None:
     """The supervisor started each worker with ``--redis-url URL``: a password given in ``REDIS_URL`` (kept out of
     the command line for that very reason) was then on every worker's, which ``ps`` shows to every user."""
-    url = valkey_url.replace("redis://", "redis://:s3cret@")
+    password = urlparse(valkey_url).password  # (the embedded store's own)
+    assert password
     args = ["--workers", "2", "--port", "0", "--log-format", "json"]
-    server = ServerProcess(args, tmp_path / "server.log", env={"REDIS_URL": url})
+    server = ServerProcess(args, tmp_path / "server.log", env={"REDIS_URL": valkey_url})
     server.start()
     try:
         pids = [int(str(line["pid"])) for line in events(server, "worker_started")]
         command_lines = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in pids]
-        assert len(command_lines) == 2 and not [line for line in command_lines if b"s3cret" in line]
+        assert len(command_lines) == 2 and not [line for line in command_lines if password.encode() in line]
         assert {line.get("store") for line in events(server, "listening") if "worker" in line} == {
-            url.replace("s3cret", "***")
+            valkey_url.replace(password, "***")
         }
     finally:
         server.kill(signal.SIGTERM)
