@@ -25,6 +25,7 @@ from server.store import QUIET, key
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.drive import GAME, next_move, stored_state
 from tests.server.players import Player, close, play, seat_players
+from tests.server.test_http import get
 
 # Codes no client input can provoke: a table that keeps changing faster than a commit, and a server fault.
 UNPROVOKABLE = {Code.BUSY, Code.INTERNAL}
@@ -231,6 +232,23 @@ async def test_limits(start_server: ServerFactory) -> None:
     with pytest.raises(ConnectionClosed) as closed:
         await ws.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+async def test_commands_past_the_rate_limit_write_no_log_lines(start_server: ServerFactory) -> None:
+    """Each command refused is logged (``command_rejected``), and those past the rate limit were too: a client
+    sending acts as fast as it could had the server write over 6,000 lines a second to its log.  Past the limit a
+    refusal is counted in ``/metrics`` only, so a client's lines are bounded by its allowance as its work is."""
+    server = start_server("--rate", "5", "--burst", "5")
+    ws = await raw(server.url)
+    act = {"type": "act", "table": "nosuchtable", "token": "x", "cmd": "c", "action": {"type": "end_turn"}}
+    for i in range(200):
+        await ws.send(json.dumps(act if i % 2 else {"type": "watch", "table": "nosuchtable"}))
+    codes = [json.loads(await ws.recv())["code"] for _ in range(200)]
+    await ws.close()
+    assert codes.count(Code.RATE_LIMITED) >= 190 and set(codes) == {Code.RATE_LIMITED, Code.NOT_FOUND}
+    logged = [line for line in server.log_lines() if line["event"] == "command_rejected"]
+    assert len(logged) == codes.count(Code.NOT_FOUND)
+    assert 'hauntd_rejections_total{code="rate_limited"}' in get(f"{server.http}/metrics")[1].decode()
 
 
 def test_every_provokable_code_is_provoked_here() -> None:
