@@ -45,6 +45,9 @@ IDLE_CLOSE = 4408  # WebSocket close code for a connection idle too long (4000â€
 
 
 _BUCKETS = 4096  # addresses whose table (or replay) budgets are kept before the full ones are forgotten
+REFUSALS_LOGGED_PER_MINUTE = 10
+"""Refused handshakes logged a minute for one address (all are counted in ``/metrics``): each one wrote a line, so a
+client knocking at a closed door as fast as it could (2,900 times a second) filled the log at no cost to itself."""
 REPLAYS_PER_MINUTE = 20_000
 """Updates one client address may have replayed a minute (as many at once): a few long games resumed from their
 start.  Replaying a 5,000-update table from seq 0 took 60 ms of the server's time, so one connection asking it
@@ -154,6 +157,7 @@ class Guard:
         self.per_ip: Counter[str] = Counter()
         self.creates = Budgets(tables_per_minute)
         self.replays = Budgets(REPLAYS_PER_MINUTE)
+        self.refusals_logged = Budgets(REFUSALS_LOGGED_PER_MINUTE)
         self.live: set[Connection] = set()
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -182,19 +186,23 @@ class Guard:
         if self.origins and ws.request is not None:
             sent = ws.request.headers.get_all("Origin")
             if len(sent) > 1 or (sent and sent[0] not in self.origins):
-                self.metrics.refused.labels("origin").inc()
-                log.warning("connection_refused", reason="origin", peer=host, origin=", ".join(sent)[:200])
+                self._refused("origin", host, origin=", ".join(sent)[:200])
                 return response(HTTPStatus.FORBIDDEN, b"this page's Origin may not open a WebSocket here\n")
         if host is None or not self.max_per_ip or self._exempt(host):
             return None
-        host = counted_as(host)
-        if self.per_ip[host] >= self.max_per_ip:
-            self.metrics.refused.labels("per_ip").inc()
-            log.warning("connection_refused", reason="per_ip", peer=host, limit=self.max_per_ip)
+        counted = counted_as(host)
+        if self.per_ip[counted] >= self.max_per_ip:
+            self._refused("per_ip", host, limit=self.max_per_ip)
             return response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections from your address\n")
-        self.per_ip[host] += 1
-        ws.connection_lost_waiter.add_done_callback(lambda _: self._release(host))
+        self.per_ip[counted] += 1
+        ws.connection_lost_waiter.add_done_callback(lambda _: self._release(counted))
         return None
+
+    def _refused(self, reason: str, host: str | None, **fields: object) -> None:
+        """Count a refused handshake, and log it unless its address had its lines this minute already."""
+        self.metrics.refused.labels(reason).inc()
+        if host is None or self.refusals_logged.take(counted_as(host)):
+            log.warning("connection_refused", reason=reason, peer=host, **fields)
 
     def _release(self, host: str) -> None:
         self.per_ip[host] -= 1

@@ -151,6 +151,19 @@ async def test_browser_origins_outside_the_allow_list_get_403(start_server: Serv
     assert 'hauntd_refused_connections_total{reason="origin"} 3.0' in get(f"{server.http}/metrics")[1].decode()
 
 
+async def test_refused_handshakes_write_a_few_lines_a_minute(start_server: ServerFactory) -> None:
+    """Each refused handshake wrote a warning: a client knocking at a closed door as fast as it could (a foreign
+    Origin, or past its connections) had the server write 2,900 lines a second, at no cost to itself.  An address
+    has its first few a minute logged; every one is counted in ``/metrics``."""
+    server = start_server("--allowed-origin", "https://play.example")
+    for _ in range(30):
+        with pytest.raises(InvalidStatus):
+            await connect(server.url, origin="https://evil.example")  # type: ignore[arg-type]
+    refused = [line for line in server.log_lines() if line["event"] == "connection_refused"]
+    assert len(refused) == 10  # (``REFUSALS_LOGGED_PER_MINUTE``)
+    assert 'hauntd_refused_connections_total{reason="origin"} 30.0' in get(f"{server.http}/metrics")[1].decode()
+
+
 async def test_connections_per_address_are_capped_with_429(start_server: ServerFactory) -> None:
     capped = start_server("--max-connections-per-ip", "3", "--limit-loopback")
     held = [await connect(capped.url) for _ in range(3)]
