@@ -267,3 +267,21 @@ def test_m6_groom_drawing_a_grim_grinning_offers_its_discard() -> None:
     assert GAME.legal_actions(s, 0) == [DiscardHaunt(2), DECLINE]
     play(s, 0, DECLINE)
     assert s.phase == PH_TURN and s.hands[0] == [2] and s.actions == 2
+
+
+@pytest.mark.parametrize("card", ["ballroom", "groom", "grim_grinning"])
+def test_m17_m6_a_card_won_in_a_duel_has_no_effect(card: str) -> None:
+    """M17: the challenger who takes a Ballroom draws only its bid, a Groom brings no Ghost card, a Grim
+    Grinning offers no discard."""
+    s = turn_table(seats=2, event="cold_spot")
+    give(s, 1, card)
+    haunt(s, 0, 2)
+    deck = len(s.ghost_deck)
+    play(s, 0, Duel(1, card))
+    play(s, 1, Dial(0))
+    out = play(s, 0, Dial(1))
+    assert out[1] == DuelRevealed(0, 1, card, 1, 0, 0)  # type: ignore[arg-type]
+    assert types(out) == ["dial_set", "duel_revealed", "haunt_drawn"] and out[2].count == 1  # type: ignore[attr-defined]
+    assert s.collections == [[KIND_INDEX[card]], []] and len(s.ghost_deck) == deck
+    assert len(s.hands[0]) == 2 and s.phase == PH_TURN and s.actions == 2
+    assert_conserved(s)
