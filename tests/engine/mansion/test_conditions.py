@@ -200,3 +200,42 @@ def test_m7_busy_night_and_final_round_continue_the_clockwise_placement() -> Non
         for i in range(count - 2):
             expected[(3 + 1 + i) % 7] += 1
         assert [len(r) for r in s.rooms] == expected, event
+
+
+def test_m7_heavy_footsteps_two_sections_along_the_hallway_is_the_turns_long_move() -> None:
+    """M7 heavy_footsteps: 1 → 3 crosses two steps without the Séance Room, and no second long move follows."""
+    s = turn_table(seats=2, event="heavy_footsteps")
+    s.pos[0] = 1
+    out = play(s, 0, Move(3))
+    assert out[0].steps == 2 and s.long_move_used and s.actions == 2  # type: ignore[attr-defined]
+    assert [m.to for m in _of(GAME.legal_actions(s, 0), Move)] == [SEANCE, 2, 4]  # type: ignore[attr-defined]
+    play(s, 0, Move(4))
+    assert not [m for m in _of(GAME.legal_actions(s, 0), Move) if m.to in (0, 1, 2)]  # type: ignore[attr-defined]
+
+
+def test_m7_candlelight_after_a_discard_action_and_not_with_an_empty_hand() -> None:
+    """M7 candlelight (README ruling): the end-of-turn discard comes on top of the turn's M18 discard; a seat
+    ending in the Séance Room with no Haunt card is not asked."""
+    s = turn_table(seats=2, event="candlelight")
+    haunt(s, 0, 1, 3)
+    play(s, 0, DiscardHaunt(3))
+    play(s, 0, END_TURN)
+    assert s.phase == PH_CANDLELIGHT and GAME.legal_actions(s, 0) == [DiscardHaunt(1), DECLINE]
+    out = play(s, 0, DiscardHaunt(1))
+    assert out[0] == HauntDiscarded(0, "candlelight", 1) and s.hands[0] == [] and s.turn == 1
+    assert s.hands[1] == [] and s.pos[1] == SEANCE
+    assert types(play(s, 1, END_TURN))[0] == "turn_ended"
+
+
+def test_m7_seance_sealed_forbids_the_discard_action_not_the_grim_grinning_discard() -> None:
+    """M7 seance_sealed (README ruling): only the M18 action is sealed; a Grim Grinning's discard (M6) is the
+    card's effect and is offered as usual, in the Séance Room or anywhere."""
+    s = turn_table(seats=2, event="seance_sealed")
+    haunt(s, 0, 2, 3)
+    assert _of(GAME.legal_actions(s, 0), DiscardHaunt) == []
+    s.pos[0] = 2
+    put_room(s, 2, "grim_grinning")
+    play(s, 0, Collect("grim_grinning"))
+    assert GAME.legal_actions(s, 0) == [DiscardHaunt(2), DiscardHaunt(3), DECLINE]
+    play(s, 0, DiscardHaunt(3))
+    assert s.hands[0] == [2] and s.haunt_deck[0] == 3 and s.phase == PH_TURN
