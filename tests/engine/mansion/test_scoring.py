@@ -50,10 +50,12 @@ def test_m20_tied_icons_lose_the_most_points_then_the_first_listed() -> None:
         (cards(musician=1), 1),
         (cards(musician=5), 25),
         (cards(musician=6), 26),
+        (cards(musician=11), 25 + 25 + 1),
         (cards(painting=1), 3),
         (cards(painting=2), 0),
         (cards(painting=4), 15),
         (cards(painting=5), 12),
+        (cards(painting=7), 12 + 12 + 3),
         (cards(dancing=1), 0),
         (cards(dancing=3), 7),
         (cards(dancing=4), 14),
@@ -135,3 +137,59 @@ def test_m20_all_totals_tied_every_seat_discards() -> None:
     discards, scores, winners = final_scores([cards(musician=2), cards(ballroom=1, dancing=2)], [0, 0])
     assert discards == [cards(musician=2), cards(dancing=2)]
     assert scores == [0, 4] and winners == [1]
+
+
+def _final_round(seats: int, hands: list[list[int]], **collections: list[str]) -> GameOver:
+    """Play a Final Round of ``seats`` in which nobody acts, from these Haunt hands and collections."""
+    s = turn_table(seats=seats, event="final_round", seat=0)
+    for seat, hand in enumerate(hands):
+        haunt(s, seat, *hand)
+        give(s, seat, *collections.get(f"s{seat}", []))
+    out: list[object] = []
+    for seat in range(seats):
+        out = play(s, seat, END_TURN)
+    assert_conserved(s)
+    over = out[-1]
+    assert isinstance(over, GameOver)
+    return over
+
+
+def test_m19_m22_six_seats_two_penalised_leota_alone_lowest_and_a_tie_for_first() -> None:
+    """M19-M22 with six seats, worked by hand: seats 0 and 3 tie for the highest total (9) and both discard;
+    seat 1 alone has the lowest (1), so its Madame Leota scores 13; seats 2 and 4 tie on 33 and seat 4, with the
+    lower Haunt total, wins."""
+    over = _final_round(
+        6,
+        [[3, 3, 3], [1], [2, 3], [3, 3, 2, 1], [1, 3], [3, 3]],
+        # musician 3 (9) and painting 3 (12 + 6 to the Knight) tie: the paintings go, 9 + 1 left
+        s0=["musician"] * 3 + ["painting"] * 3 + ["headless_knight"],
+        s1=["madame_leota", "groom", "groom", "bride"],  # 13 + 2 + (2 + 4)
+        s2=["portrait_tightrope"] * 4 + ["portrait_dynamite", "portrait_quicksand", "portrait_tombstone"],  # 18 + 15
+        s3=["dancing"] * 4 + ["organist", "tea_party_1"],  # the 4 dancing go: 1 + 2 left
+        s4=["musician"] * 5 + ["ballroom"] * 2,  # 25 + 8
+        # 5 icons: 1 + 5, then 1 + 3 + 0 + 2 + 4
+        s5=["executioner", "musician", "painting", "dancing", "grim_grinning", "ballroom"],
+    )
+    assert over.reveal.haunt_totals == [9, 1, 5, 9, 4, 6]
+    assert over.reveal.discarded == [["painting"] * 3, [], [], ["dancing"] * 4, [], []]
+    assert over.scores == [10, 21, 33, 3, 33, 16]
+    assert over.winners == [4]
+
+
+def test_m20_m22_two_seats_with_equal_totals_both_discard_and_leota_scores_3() -> None:
+    """M20-M22 with two seats and equal Haunt totals: both have the highest, so both discard their most held
+    icon; neither is strictly lowest, so each Madame Leota scores 3; equal scores and totals share the win."""
+    over = _final_round(
+        2,
+        [[2, 3], [1, 1, 3]],
+        s0=["madame_leota", "musician", "musician", "painting"],  # the musicians go: 3 + 3
+        s1=["madame_leota", "ballroom", "ballroom", "tea_party_2"],  # the ballrooms go: 3 + 2
+    )
+    assert over.reveal.haunt_totals == [5, 5]
+    assert over.reveal.discarded == [["musician"] * 2, ["ballroom"] * 2]
+    assert over.scores == [6, 5] and over.winners == [0]
+    over = _final_round(
+        2, [[2, 2], [1, 3]], s0=["madame_leota", "painting", "bride"], s1=["madame_leota", "tea_party_3", "bride"]
+    )
+    assert over.reveal.discarded == [["painting"], ["tea_party_3"]]  # each seat's only icon
+    assert over.scores == [5, 5] and over.winners == [0, 1]
