@@ -6,8 +6,9 @@ import msgspec
 
 from engine.mansion import GAME
 from engine.mansion.actions import END_TURN, Dial, DiscardHaunt, Duel
+from engine.mansion.cards import EVENT_NAMES
 from engine.mansion.events import DialSet, HauntDiscarded, HauntDrawn
-from tests.engine.mansion.helpers import give, haunt, new_game, play, turn_table
+from tests.engine.mansion.helpers import give, haunt, haunt_on_top, new_game, on_top, play, turn_table
 from tests.engine.mansion.hidden import assert_view_hides, assert_view_independent_of_hidden
 
 
@@ -74,3 +75,21 @@ def test_everything_revealed_at_the_end() -> None:
     result = GAME.result(s)
     assert result is not None and result.reveal.haunt == [[3], [1, 2]]
     assert len(result.reveal.haunt_deck) == 117 and len(result.reveal.removed_events) == 2
+
+
+def test_m30_the_reveal_lists_every_deck_top_card_first() -> None:
+    """README (decks): the state keeps a deck's top card last; ``Result.reveal`` turns each deck over, so a
+    replay checker reads the top first."""
+    s = turn_table(seats=2, event="final_round")
+    on_top(s, "bride", "organist")
+    haunt_on_top(s, 3, 1)
+    s.event_deck.append(s.event_deck.pop(0))  # the bottom card to the top
+    top_event = EVENT_NAMES[s.event_deck[-1]]
+    bottom_haunt = s.haunt_deck[0]
+    play(s, 0, END_TURN)
+    play(s, 1, END_TURN)
+    result = GAME.result(s)
+    assert result is not None
+    assert result.reveal.ghost_deck[:2] == ["bride", "organist"]
+    assert result.reveal.haunt_deck[:2] == [3, 1] and result.reveal.haunt_deck[-1] == bottom_haunt
+    assert result.reveal.event_deck[0] == top_event

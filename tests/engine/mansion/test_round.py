@@ -4,12 +4,12 @@ import pytest
 
 from engine.contract import IllegalAction
 from engine.mansion import GAME
-from engine.mansion.actions import DIRECTIONS, END_TURN, ChooseDirection, Move
+from engine.mansion.actions import DIRECTIONS, END_TURN, ChooseDirection, Collect, Move
 from engine.mansion.cards import EVENT_NAMES, FINAL_ROUND, KIND_INDEX, SEANCE
 from engine.mansion.events import GhostCardsPlaced, GhostsMoved, HauntDrawn, RoundStarted
 from engine.mansion.rules import move_ghosts, place_ghost_cards, start_round
-from engine.mansion.state import PH_EVENT_DIRECTION, PH_OVER, PH_TURN, State
-from tests.engine.mansion.helpers import assert_conserved, haunt_on_top, play, turn_table, types
+from engine.mansion.state import PH_EVENT_DIRECTION, PH_OVER, PH_TEA_PARTY, PH_TURN, State
+from tests.engine.mansion.helpers import assert_conserved, haunt_on_top, on_top, play, put_room, turn_table, types
 
 
 def _next_round_with(s: State, name: str) -> list[object]:
@@ -192,3 +192,31 @@ def test_m5_m10_a_short_haunt_deck_goes_clockwise_from_the_first_player() -> Non
     assert [(e.seat, e.count) for e in out if isinstance(e, HauntDrawn)] == [(2, 2), (0, 1)]
     assert len(s.hands[1]) == held and s.haunt_deck == []
     assert_conserved(s)
+
+
+def test_m11_cards_come_off_the_top_of_the_ghost_deck_in_placement_order() -> None:
+    """M11: the first two cards drawn go to the ghosts' room, the next ones clockwise, one per room."""
+    s = turn_table(seats=2, event="truce")
+    s.ghosts = 6
+    on_top(s, "bride", "organist", "executioner", "headless_knight", "madame_leota")
+    out: list[object] = []
+    place_ghost_cards(s, out)
+    assert isinstance(out[0], GhostCardsPlaced)
+    assert out[0].rooms == [["executioner"], ["headless_knight"], ["madame_leota"], [], [], [], ["bride", "organist"]]
+
+
+def test_timeouts_send_the_ghosts_clockwise_for_an_either_event_and_a_tea_party() -> None:
+    """README (time-outs): a direction owed is clockwise, for the first player's ``either`` and a Tea Party."""
+    s = turn_table(seats=2, event="truce")
+    _next_round_with(s, "seance_sealed")
+    start = s.ghosts
+    assert s.phase == PH_EVENT_DIRECTION and GAME.timeout_action(s, s.first) == ChooseDirection("cw")
+    play(s, s.first, GAME.timeout_action(s, s.first))
+    assert s.ghosts == (start + 1) % 7
+    seat = s.turn
+    s.pos[seat] = 0
+    put_room(s, s.rotation % 7, "tea_party_2")
+    play(s, seat, Collect("tea_party_2"))
+    assert s.phase == PH_TEA_PARTY and GAME.timeout_action(s, seat) == ChooseDirection("cw")
+    play(s, seat, GAME.timeout_action(s, seat))
+    assert s.ghosts == (start + 3) % 7
