@@ -1,4 +1,4 @@
-"""Board, decks and setup: rules M1–M6, M8 and M30."""
+"""Board, decks and setup: rules M1, M4–M6, M8 and M30 (the hallway, M2–M3, in test_hallway.py)."""
 
 import random
 from collections import Counter
@@ -33,24 +33,6 @@ def test_m1_seven_rooms_clockwise() -> None:
     play(s, 0, Move(0))
     play(s, 0, END_TURN)
     assert s.ghosts == ROOMS.index("graveyard")
-
-
-def test_m2_section_faces_room_s_plus_r_and_one_room_faces_the_gap() -> None:
-    s = turn_table(seats=2, event="truce")
-    assert s.rotation == 0
-    s.pos = [2, 5]
-    s.rotation = 4
-    view = GAME.view(s, 0)
-    assert view.seat_rooms == [(2 + 4) % 7, (5 + 4) % 7]
-    faced = {(section + s.rotation) % 7 for section in range(6)}
-    assert len(faced) == 6 and set(range(7)) - faced == {(6 + 4) % 7}
-
-
-def test_m3_seance_is_a_location_of_its_own_without_ghost_cards() -> None:
-    s = turn_table(seats=2)
-    assert len(s.rooms) == 7  # the Séance Room holds no Ghost cards
-    assert GAME.view(s, 0).seat_rooms == [SEANCE, SEANCE]
-    assert not [a for a in GAME.legal_actions(s, 0) if type(a).__name__ == "Collect"]
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
