@@ -21,6 +21,34 @@ def test_seed_worked_example_scores_40() -> None:
     assert score(SEED_EXAMPLE, lowest_haunt=False) == 8 + 2 + 7 + 9 + 2 + 12 == 40
 
 
+@pytest.mark.parametrize(
+    ("card", "others", "points"),
+    [
+        ("bride", cards(groom=3), 8),
+        ("headless_knight", cards(painting=3), 7),
+        ("organist", cards(dancing=4), 9),
+        (
+            "executioner",
+            cards(musician=1, painting=1, dancing=1, tea_party_1=1, grim_grinning=1, ballroom=1, groom=1),
+            8,
+        ),
+    ],
+)
+def test_m21_french_seed_worked_examples_of_the_special_ghosts(card: str, others: list[int], points: int) -> None:
+    """M21 against the French seed's captions (000_…, absent from the English text): a Bride with three Grooms
+    scores 8, a Headless Knight with three Paintings 7, an Organist with four Dancing Ghosts 9, an Executioner
+    among seven icons 8."""
+    assert score(sorted([*others, KIND_INDEX[card]]), False) - score(others, False) == points
+
+
+def test_m21_french_seed_portraits_each_card_in_one_set() -> None:
+    """M21, the French seed's caption: three of one portrait and one of each other kind score one way or the
+    other, not both; the engine picks the better, the four different (18)."""
+    assert (
+        score(cards(portrait_tightrope=3, portrait_dynamite=1, portrait_quicksand=1, portrait_tombstone=1), False) == 18
+    )
+
+
 def test_m20_seed_penalty_example_discards_the_paintings() -> None:
     # 3 musician and 3 painting tied as the most held: the paintings score 12 against 9, so they go
     assert penalty_icon(SEED_EXAMPLE, False) == 1  # painting
