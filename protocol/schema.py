@@ -50,7 +50,11 @@ def render(schema: dict[str, Any]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", help="print this game's action, event, options and catalog schema instead")
+    from engine.registry import games
+
+    parser.add_argument(
+        "--game", choices=sorted(games()), help="print this game's action, event, options and catalog schema instead"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

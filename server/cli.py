@@ -23,7 +23,10 @@ from server.store import Keys
 # name -> (module, one-line help).  The module provides ``add_arguments(parser)`` and ``run(args) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.serve", "run the WebSocket server (embedded Valkey unless --redis-url / REDIS_URL)"),
-    "schema": ("protocol.schema", "print the JSON Schema of the wire protocol, or of one game's actions and events"),
+    "schema": (
+        "protocol.schema",
+        "print the JSON Schema of the wire protocol, or of one game's actions, events, options and catalog",
+    ),
     "bench": ("server.bench", "benchmarks that print JSON figures (engine speed, round-trip latency, bot strength)"),
     "bot": ("clients.bots.runner", "a bot that joins a table as an ordinary player and plays until the game is over"),
     "loadtest": (

@@ -67,6 +67,13 @@ def test_bench_bots_refuses_an_unknown_strategy(capsys: pytest.CaptureFixture[st
     assert exit_.value.code == 2 and "invalid choice: 'gredy'" in capsys.readouterr().err
 
 
+def test_schema_refuses_a_game_there_is_not(capsys: pytest.CaptureFixture[str]) -> None:
+    """``hauntd schema --game mansoin`` ended in a ``KeyError`` traceback, not a usage error naming the games."""
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["schema", "--game", "mansoin"])
+    assert exit_.value.code == 2 and "invalid choice: 'mansoin'" in capsys.readouterr().err
+
+
 NOBODY = f"127.0.0.1:{closed_port()}"
 
 
