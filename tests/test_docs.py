@@ -1,10 +1,15 @@
 """The documents point at files that exist: ``PROTOCOL.md`` sent bot authors to ``engine/NAME/view.py``, which two
 of the three games do not have."""
 
+import ast
+import asyncio
 import re
 from pathlib import Path
 
 import pytest
+
+from server.launch import ServerProcess
+from tests.server.conftest import server, start_server, store_url, valkey_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,3 +48,15 @@ def test_each_game_s_view_fields_are_all_listed_in_the_protocol(game: str) -> No
     state = engine.setup(2, seed_from_int(1), engine.default_options(), "docs")
     fields = set(msgspec.to_builtins(engine.view(state, 0)))
     assert sorted(fields - listed) == []
+
+
+async def test_the_readme_s_sdk_example_plays_a_whole_game(server: ServerProcess) -> None:
+    """The SDK example, run as written, waited for ever: it joined one seat of four and nobody started."""
+    example = (ROOT / "README.md").read_text().split("\n```python\n", 1)[1].split("\n```", 1)[0]
+    code = compile(
+        example.replace("ws://127.0.0.1:8765", server.url), "README.md", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    )
+    await asyncio.wait_for(eval(code, {}), 30)
+
+
+__all__ = ["server", "start_server", "store_url", "valkey_url"]  # the fixtures the example's server comes from
