@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from server.cli import build_parser
 from server.launch import ServerProcess
 from tests.server.conftest import server, start_server, store_url, valkey_url
 
@@ -57,6 +58,20 @@ async def test_the_readme_s_sdk_example_plays_a_whole_game(server: ServerProcess
         example.replace("ws://127.0.0.1:8765", server.url), "README.md", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     )
     await asyncio.wait_for(eval(code, {}), 30)
+
+
+def test_the_readme_names_the_commands_that_take_a_strategy_of_your_own() -> None:
+    """It said a ``module:Class`` went "wherever a ``--strategy`` is taken", and ``loadtest`` and ``chaos``
+    refuse one (their bots play the built-in strategies only)."""
+    from tests.server.test_cli import options
+
+    said = (ROOT / "README.md").read_text().split("Give it as `module:Class`", 1)[1].split(":\n", 1)[0]
+    taking = {
+        command
+        for command, action in options(build_parser())
+        if "--strategy" in action.option_strings and action.choices is None
+    }
+    assert taking and set(re.findall(r"`(hauntd [a-z ]+)`", said)) == taking
 
 
 __all__ = ["server", "start_server", "store_url", "valkey_url"]  # the fixtures the example's server comes from
