@@ -444,9 +444,9 @@ def _peer(ws: ServerConnection, client: str | None) -> str:
 
 
 def _about(msg: ClientMsg) -> dict[str, Any]:
-    """What a log line says of a command: its type, its table (a create, a list or a ping has none) and an
-    action's ``cmd``; never a token."""
-    about: dict[str, Any] = {"type": type(msg).__name__}
+    """What a log line says of a command: its ``type`` as the protocol names it, its table (a create, a list or a
+    ping has none) and an action's ``cmd``; never a token."""
+    about: dict[str, Any] = {"type": msg.__struct_config__.tag}
     table = getattr(msg, "table", None)
     if table is not None:
         about["table"] = table

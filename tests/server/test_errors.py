@@ -297,7 +297,7 @@ async def test_a_store_that_refuses_writes_is_a_warning_not_a_bug(start_server: 
                     await refused
                 assert caught.value.code == Code.INTERNAL
         failed = {line["type"]: line for line in server.log_lines() if line["event"] == "command_failed"}
-        assert "table" not in failed["Create"] and failed["Join"]["table"] == table
+        assert "table" not in failed["create"] and failed["join"]["table"] == table
         for line in failed.values():
             assert line["level"] == "warning" and "exception" not in line, line
             assert str(line["store_refused"]).startswith("OutOfMemoryError: command not allowed when used memory")

@@ -106,7 +106,8 @@ def test_a_store_url_is_logged_without_its_password() -> None:
 
 async def test_every_refused_command_is_a_line_with_its_table_and_no_token(start_server: ServerFactory) -> None:
     """Only a refused action was logged: a player's resume refused ``auth`` (say, a token from another table)
-    left no line for the operator looking into "I cannot get back to my seat"."""
+    left no line for the operator looking into "I cannot get back to my seat".  Its ``type`` is the message's as
+    the protocol names it (it was the Python class's: ``Resume``, ``ListTables`` for a ``list``)."""
     server = start_server()
     async with Client(server.url) as c:
         table = await c.create("mansion", 2)
@@ -122,8 +123,8 @@ async def test_every_refused_command_is_a_line_with_its_table_and_no_token(start
     await ws.close()
     refused = [line for line in server.log_lines() if line["event"] == "command_rejected"]
     assert [(line["type"], line["table"], line["code"]) for line in refused] == [
-        ("Resume", table, "auth"),
-        ("Act", table, "bad_field"),
+        ("resume", table, "auth"),
+        ("act", table, "bad_field"),
     ]
     assert refused[1]["cmd"] == "c1"
     assert wrong not in server.log_path.read_text() and token not in server.log_path.read_text()
