@@ -47,6 +47,21 @@ async def test_list_join_leave_and_private_tables(server: ServerProcess) -> None
         await bob.close()
 
 
+async def test_a_join_from_a_watching_connection_gets_its_update_before_joined(server: ServerProcess) -> None:
+    """PROTOCOL.md has a player watch a table before it joins (to note the secret's commitment), and said only of
+    ``act`` and ``start`` that their update comes first: a client reading the frame after its ``join`` as the
+    ``joined`` got the ``events``."""
+    async with connect(server.url) as ws:
+        for message in ({"type": "hello", "version": 1}, {"type": "create", "game": "spook", "seats": 2}):
+            await ws.send(json.dumps(message))
+            reply = json.loads(await ws.recv())
+        await ws.send(json.dumps({"type": "watch", "table": reply["table"]}))
+        await ws.recv()
+        await ws.send(json.dumps({"type": "join", "table": reply["table"], "name": "Ada"}))
+        order = [json.loads(await ws.recv()) for _ in range(3)]
+    assert [(m["type"], m["seq"]) for m in order] == [("events", 1), ("joined", 1), ("snapshot", 1)]
+
+
 async def test_watch_from_a_seq_and_resume_in_hello(server: ServerProcess, sync_redis: redis.Redis) -> None:
     table, players = await seat_players([server.url], seed=10)
     try:
