@@ -1,4 +1,4 @@
-"""A Ghost at Home bot written from the docs alone: the starting point for a bot of your own (see README, Bots).
+"""A Ghost at Home bot written from the docs alone: the starting point for a bot of your own (README, Writing a bot).
 
 Build whenever it can, haunt the most explored house whose top floor is dark, guard and light its own, and always
 cancel a ghost with a cat and stop an escape.  Against random bots it wins nearly every game.
