@@ -74,4 +74,13 @@ def test_the_readme_names_the_commands_that_take_a_strategy_of_your_own() -> Non
     assert taking and set(re.findall(r"`(hauntd [a-z ]+)`", said)) == taking
 
 
+def test_the_readme_names_every_make_target_and_no_other() -> None:
+    """``make lint`` (lint and types, in seconds) was nowhere in the README, which offered only ``make test``: the
+    whole suite, minutes of both cores, to check a change."""
+    phony = re.search(r"^\.PHONY: (.*)$", (ROOT / "Makefile").read_text(), re.M)
+    assert phony and set(re.findall(r"(?:^|`)make (\w+)", (ROOT / "README.md").read_text(), re.M)) == set(
+        phony[1].split()
+    )
+
+
 __all__ = ["server", "start_server", "store_url", "valkey_url"]  # the fixtures the example's server comes from
