@@ -1,5 +1,6 @@
-"""The documents point at files that exist: ``PROTOCOL.md`` sent bot authors to ``engine/NAME/view.py``, which two
-of the three games do not have."""
+"""What the documents say holds: the files they name exist (``PROTOCOL.md`` sent bot authors to
+``engine/NAME/view.py``, which two of the three games do not have), the README's metrics, make targets and
+``--strategy`` commands are the real ones, and its SDK example plays a game."""
 
 import ast
 import asyncio
@@ -11,6 +12,8 @@ import pytest
 from server.cli import build_parser
 from server.launch import ServerProcess
 from tests.server.conftest import server, start_server, store_url, valkey_url
+
+__all__ = ["server", "start_server", "store_url", "valkey_url"]  # the fixtures the example's server comes from
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,6 +84,3 @@ def test_the_readme_names_every_make_target_and_no_other() -> None:
     assert phony and set(re.findall(r"(?:^|`)make (\w+)", (ROOT / "README.md").read_text(), re.M)) == set(
         phony[1].split()
     )
-
-
-__all__ = ["server", "start_server", "store_url", "valkey_url"]  # the fixtures the example's server comes from
