@@ -208,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = sys.argv[1:] if argv is None else argv  # (``serve --workers N`` starts its workers with it)
     if argv is None and args.command != "serve":  # (the command line's process, not a caller's; serve has its own)
         signal.signal(signal.SIGTERM, _as_ctrl_c)
+        if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:  # started with ``&`` by a script: the SIGINT that
+            # SIGTERM raises would be dropped, and the command run on
+            signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code: int = args._module.run(args)
     except (OSError, WebSocketException, redis.exceptions.ConnectionError, EmbeddedValkeyError, StoreUnfit) as exc:
