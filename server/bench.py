@@ -42,11 +42,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     lat.set_defaults(_usage_error=lat.error, game="mansion")  # (the game it plays)
     bots = kinds.add_parser(
         "bots",
-        help="measure a strategy's strength against random bots in in-process games",
+        help="measure a strategy's strength in in-process games (against random bots, or a cooperative table's)",
         description=(
             "Competitive games: one STRATEGY bot against random bots, its seat rotating game by game; reports its "
-            "win rate (a shared win counts as a fraction). Cooperative games: a table of STRATEGY bots against a "
-            "table of random bots on the same seeds; reports both win rates."
+            "win rate (a shared win counts as a fraction) and random_expectation (1 / seats). Cooperative games "
+            "(spook): every seat is a STRATEGY bot and the table wins or loses as one (--seats 1: one bot alone); "
+            "STRATEGY_win_rate is the share of games that table won, random_win_rate the same for a table of "
+            "random bots on the same seeds (a person playing with bots is not measured). "
+            "ms_per_game times the STRATEGY's games only."
         ),
     )
     bots.add_argument("--game", default="mansion", choices=sorted(games()), help="rule set (default: mansion)")
@@ -116,12 +119,19 @@ def bench_bots(game_name: str, seats: int, n_games: int, strategy: str, first_se
     from clients.bots.base import load_strategy
 
     started = time.perf_counter()
+    cooperative = get_game(game_name).cooperative
     figures: dict[str, object] = {"game": game_name, "seats": seats, "games": n_games, "strategy": strategy}
-    if get_game(game_name).cooperative:
+    figures["table"] = f"every seat {strategy}" if cooperative else f"1 seat {strategy}, the others random"
+    spent = 0.0  # in the strategy's games only
+    if cooperative:
         wins = {name: 0 for name in (strategy, "random")}
         for i in range(n_games):
             for name in wins:
-                result = play_match(game_name, [load_strategy(game_name, name) for _ in range(seats)], first_seed + i)
+                table = [load_strategy(game_name, name) for _ in range(seats)]
+                begun = time.perf_counter()
+                result = play_match(game_name, table, first_seed + i)
+                if name == strategy:
+                    spent += time.perf_counter() - begun
                 wins[name] += bool(result.winners)
         figures[f"{strategy}_win_rate"] = round(wins[strategy] / n_games, 4)
         figures["random_win_rate"] = round(wins["random"] / n_games, 4)
@@ -131,10 +141,13 @@ def bench_bots(game_name: str, seats: int, n_games: int, strategy: str, first_se
             players = [load_strategy(game_name, "random") for _ in range(seats)]
             seat = i % seats
             players[seat] = load_strategy(game_name, strategy)
+            begun = time.perf_counter()
             result = play_match(game_name, players, first_seed + i)
+            spent += time.perf_counter() - begun
             if seat in result.winners:
                 share += 1 / len(result.winners)
         figures[f"{strategy}_win_rate"] = round(share / n_games, 4)
         figures["random_expectation"] = round(1 / seats, 4)
+    figures["ms_per_game"] = round(spent / n_games * 1000, 2)
     figures["seconds"] = round(time.perf_counter() - started, 2)
     return figures

@@ -60,6 +60,17 @@ def test_a_strategy_of_ones_own_is_named_module_colon_class() -> None:
     assert figures["strategy"] == ME and 0 <= float(str(figures[f"{ME}_win_rate"])) <= 1
 
 
+def test_bench_bots_says_which_table_it_measured_and_the_strategys_time_per_game() -> None:
+    """A cooperative game's ``greedy_win_rate`` read like a competitive one's (one greedy seat among random ones),
+    and ``seconds`` mixed in the random table's games: the figures now say who sat at the table."""
+    spook = bench_bots("spook", 1, 2, "greedy", 1)
+    assert spook["table"] == "every seat greedy" and "random_win_rate" in spook
+    mansion = bench_bots("mansion", 3, 2, "greedy", 1)
+    assert mansion["table"] == "1 seat greedy, the others random" and mansion["random_expectation"] == 0.3333
+    for figures in (spook, mansion):  # (2 games; both figures rounded, to 0.01 ms and 10 ms)
+        assert 0 < 2 * float(str(figures["ms_per_game"])) <= 1000 * float(str(figures["seconds"])) + 10
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [
