@@ -7,15 +7,18 @@ few milliseconds at worst.
 
 What it judges a plan by (``Weights``, in points of card value): the cards it keeps; the ghosts left on the board
 (the Queen will cost that much); how full each wing is; where the next ghost appears (S9: the omen's room or the
-next free one), and, when that would fill a wing, the chance that the seat to draw next can reach and pay one of
-its ghosts with a d6; the draw after a hunt (S12, a red card lost half the time); and where the pawns stand,
-near the next ghost's room or, once the Queen is out, on her, with the guessed worth of the hunters' cards there.
-Other seats' hands are guessed from their sizes and the unseen red cards, or read when the table shows them.
+next free one), and, when that would fill a wing, the chance that the seat to draw next can reach one of its
+ghosts with a d6 and pay it, alone or with the hunters already standing there; the draw after a hunt (S12, a red
+card lost half the time); and where the pawns stand, near the next ghost's room or, once the Queen is out (or
+while she may be the next card), on her, with the chance that the hunters there, the next seat walking in, reach
+her value.  Other seats' hands are guessed from their sizes and the red cards not seen (their suits and values),
+or read when the table shows them.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,15 +68,19 @@ class Weights:
     """Per point of ghost left on the board: the Queen will cost that much (S11)."""
     wing: tuple[float, float, float] = (0.0, 2.0, 10.0)
     """Danger of a wing holding 0, 1 or 2 ghosts at the end of the turn (3 loses, S15)."""
-    loss: float = 60.0
+    loss: float = 150.0
     """A wing filled that the seat to play cannot clear."""
+    doubt: float = 0.8
+    """The most a guessed hand's chance to clear that wing is trusted: of the threats judged sure to be cleared
+    from guessed hands, about one in nine was not (in 150 four-seat games)."""
     s12_fail: float = 0.5
     """How often the active seat cannot clear a wing that its own after-hunt draw (S12) filled."""
     hunt_draw: float = 4.0
     """The draw after a hunt (S12): a red card (worth 6 or so) lost about half the time, and the clock sped up."""
     king: float = 13.0
     queen: float = 12.0
-    jack: float = 6.0
+    jack: float = 0.5
+    """Little: a trap laid where the next ghost appears is worth more than a Jack kept (S9, S13)."""
     position: float = 1.0
     """Per door between a pawn and the room where the next ghost appears (S9), shared by the pawns."""
     position_others: float = 0.25
@@ -83,6 +90,12 @@ class Weights:
     pregather: float = 0.2
     """The share of ``gather`` that already pulls the pawns towards the next ghost's room while the Queen may
     come within a round of draws."""
+    second: float = 20.0
+    """A wing the ghost after the next one would fill (S9), times the chance: the next seat has a turn to prevent
+    it, but must spend that turn on it."""
+    queen_next: float = 150.0
+    """A hunt for the Queen the next seat likely makes (or for her if she is the next card), times that
+    likelihood."""
     queen_try: float = 300.0
     """A hunt for the Queen this turn that the hunters' cards likely reach, times that likelihood."""
     queen_spread: float = 10.0
@@ -210,6 +223,8 @@ class _Turn:
         self.unseen = [g for g in BLACK if g not in seen]
         self.pile = pile = view["pile_size"]
         self.p_black = (len(self.unseen) + (QUEEN not in seen)) / pile if pile else 0.0
+        self.numbers = Counter(VALUE[g] for g in self.unseen)
+        """How many ghosts not seen bear each number: where the omen may move next (S9)."""
         self.mean_ghost = sum(VALUE[g] for g in self.unseen) / len(self.unseen) if self.unseen else 0.0
         self.queen_room = next((p for p in (*ROOMS, STAIRCASE) if QUEEN in self.board.ghosts_at(p)), None)
         # S7: the Queen is among the last 11 cards; the chance she comes within a round of draws
@@ -221,8 +236,11 @@ class _Turn:
         self.queen_short = self.pawns[self.seat] == self.queen_room  # no legal hunt for her, or we'd have taken it
         offered = [o["card"] for o in view["hunt"]["offered"]] if view["hunt"] else []
         known = {*self.hand, *view["discard"], *offered, *(t for t in view["traps"] if t is not None)}
-        unseen_red = [VALUE.get(c, 0) for c in RED if c not in known]
-        self.red_mean = sum(unseen_red) / len(unseen_red) if unseen_red else 0.0
+        self.unseen_red = [c for c in RED if c not in known]
+        """The red cards another seat's hidden hand may hold."""
+        red = [VALUE.get(c, 0) for c in self.unseen_red]
+        self.red_mean = sum(red) / len(red) if red else 0.0
+        self._guesses: dict[tuple[int, str], float] = {}
         self._payments: dict[tuple[tuple[str, ...], str, int], tuple[str, ...] | None] = {}
 
     def payment(self, hand: list[str], suits: str, value: int) -> tuple[str, ...] | None:
@@ -306,6 +324,8 @@ class _Turn:
             return value, None
         value -= self.p_black * w.ghost * self.mean_ghost
         wing = WING_OF.get(ROOMS[land])
+        if wing is None or counts[wing] < 2:
+            value -= self.p_black * w.second * self._second(board, land)
         if wing is None:
             return value, None
         c = counts[wing]
@@ -313,6 +333,21 @@ class _Turn:
             return value - self.p_black * (w.wing[c + 1] - w.wing[c]), None
         value -= now.hunts * self.p_black * w.s12_fail * w.loss
         return value, (wing, [(r, None if r == ROOMS[land] else board.ghosts_at(r)[0]) for r in WINGS[wing]])
+
+    def _second(self, board: Board, land: int) -> float:
+        """The chance the ghost after the next one fills a wing (S9): the next lands in room ``land + 1`` and the
+        omen moves to its number, unknown but one of the ghosts not seen."""
+        after = board.copy()
+        if after.traps[land] is None:
+            after.rooms[land] = BLACK[0]  # which ghost does not matter here, only that the room is taken
+        counts = after.wing_counts()
+        hits = 0
+        for number, n in self.numbers.items():
+            after.omen = ROOMS[number - 1]
+            nxt = after.landing()
+            wing = None if nxt is None or after.traps[nxt] is not None else WING_OF.get(ROOMS[nxt])
+            hits += n if wing is not None and counts[wing] == 2 else 0
+        return hits / len(self.unseen) if self.unseen else 0.0
 
     def pawn_value(self, pawns: list[str], now: After, threat: Threat | None) -> float:
         """What the pawns' places are worth: the next seat's chance to clear a wing the next ghost fills,
@@ -322,8 +357,9 @@ class _Turn:
         if threat is not None:
             chance = 0.0
             if self.pile - now.hunts >= 3:  # the next seat can hunt and still leave a draw (S12, S15)
-                pos = pawns[self.responder]
-                chance = max(_reach(DIST[pos][room]) * self._pays(ghost, now) for room, ghost in threat[1])
+                chance = self._clears(pawns, threat, now)
+                if self.responder != self.seat and self.hands[self.responder] is None:
+                    chance = min(w.doubt, chance)
             value -= self.p_black * (1 - chance) * w.loss
         holders = self.holders if now.hand else self.holders - {self.seat}
         queen = self.queen_room
@@ -332,6 +368,7 @@ class _Turn:
                 value -= w.gather * sum(DIST[pawns[s]][queen] for s in holders)
             if pawns[self.seat] == queen and not now.won:
                 value += w.queen_try * self._queen_chance(pawns, now)
+            value += w.queen_next * self._queen_next(pawns, now, queen)
             return value
         hot = self.hot
         value -= w.position * sum(
@@ -339,6 +376,9 @@ class _Turn:
         )
         if self.queen_soon:
             value -= w.gather * w.pregather * self.queen_soon * sum(DIST[pawns[s]][hot] for s in holders)
+            land = now.board.landing()
+            if land is not None:  # S9: the Queen, drawn next, appears where the next ghost would
+                value += w.queen_next * self._queen_next(pawns, now, ROOMS[land]) / self.pile
         return value
 
     def _queen_chance(self, pawns: list[str], now: After) -> float:
@@ -350,6 +390,28 @@ class _Turn:
             pool = need - 1 + sum(self._strength(s) for s in others if self.pawns[s] != queen)
         else:
             pool = _strength(now.hand) + sum(self._strength(s) for s in others)
+        return self._enough(pool, need)
+
+    def _queen_next(self, pawns: list[str], now: After, queen: str) -> float:
+        """The chance the next seat hunts the Queen in ``queen`` in its turn (S10, S11): it walks its pawn into her
+        room, or, already there, walks in the hunter that adds the most, and the hunters there reach her value."""
+        need, nxt = now.board.ghost_sum(), self.responder
+        there = [s for s in range(self.seats) if pawns[s] == queen]
+        pool = sum(self._held(s, now) for s in there)
+        if pawns[nxt] != queen:
+            return _reach(DIST[pawns[nxt]][queen]) * self._enough(pool + self._held(nxt, now), need)
+        best = self._enough(pool, need)
+        for s in range(self.seats):
+            if s not in there:
+                best = max(best, _reach(DIST[pawns[s]][queen]) * self._enough(pool + self._held(s, now), need))
+        return best
+
+    def _held(self, seat: int, now: After) -> float:
+        """What a seat's cards are worth against the Queen after the plan (this seat's are known)."""
+        return _strength(now.hand) if seat == self.seat else self._strength(seat)
+
+    def _enough(self, pool: float, need: int) -> float:
+        """The chance hunters whose cards are guessed to be worth ``pool`` reach ``need`` (S11)."""
         return min(1.0, max(0.0, 0.5 + (pool - need) / self.w.queen_spread))
 
     def _strength(self, seat: int) -> float:
@@ -357,22 +419,45 @@ class _Turn:
         hand = self.hands[seat]
         return self.sizes[seat] * self.red_mean if hand is None else _strength(hand)
 
-    def _pays(self, ghost: str | None, now: After) -> float:
-        """The chance the next seat can pay ``ghost`` (``None``: the one about to appear): exact when its hand is
-        known (a lone seat's own, or open hands), else guessed from its hand size: a random red card pays a ghost
-        of value v alone about (14 - v) / 26 of the time."""
+    def _clears(self, pawns: list[str], threat: Threat, now: After) -> float:
+        """The chance the next seat can clear the threatened wing: its pawn reaches a room with the die (S10) whose
+        ghost it, or a hunter already there, can pay (S11; each hunter's chance taken as independent)."""
+        pos, nxt = pawns[self.responder], self.responder
+        chances = []
+        for room, ghost in threat[1]:
+            missed = 1.0 - self._pays(nxt, ghost, now)
+            for s in range(self.seats):
+                if s != nxt and pawns[s] == room:
+                    missed *= 1.0 - self._pays(s, ghost, now)
+            chances.append((DIST[pos][room], 1.0 - missed))
+        return max(_reach(doors) * pays for doors, pays in chances)
+
+    def _pays(self, seat: int, ghost: str | None, now: After) -> float:
+        """The chance ``seat`` can pay ``ghost`` alone (``None``: the one about to appear): exact when its hand is
+        known (this seat's, or open hands), else guessed from its hand size, each of its cards one of the red cards
+        this seat has not seen (S11: a King, or a card of the hunting suit worth the ghost's value)."""
         if ghost == QUEEN:
             return 0.0
-        hand = now.hand if self.responder == self.seat else self.hands[self.responder]
+        ghosts = self.unseen if ghost is None else [ghost]
+        if not ghosts:
+            return 0.0
+        hand = now.hand if seat == self.seat else self.hands[seat]
         if hand is None:
-            single = max(0.0, (14 - (self.mean_ghost if ghost is None else VALUE[ghost])) / 26)
-            missed: float = (1.0 - single) ** self.sizes[self.responder]
-            return 1.0 - missed
+            return sum(self._guessed_pays(seat, g) for g in ghosts) / len(ghosts)
         if any(k in hand for k in KINGS):
             return 1.0
-        ghosts = self.unseen if ghost is None else [ghost]
-        paid = sum(self.payment(hand, HUNTS_WITH[g], VALUE[g]) is not None for g in ghosts)
-        return paid / len(ghosts) if ghosts else 0.0
+        return sum(self.payment(hand, HUNTS_WITH[g], VALUE[g]) is not None for g in ghosts) / len(ghosts)
+
+    def _guessed_pays(self, seat: int, ghost: str) -> float:
+        """The chance a hidden hand of ``seat``'s size holds a single card paying ``ghost`` (S11)."""
+        key = (seat, ghost)
+        if key not in self._guesses:
+            cards = self.unseen_red
+            single = sum(
+                c in KINGS or (SUIT[c] in HUNTS_WITH[ghost] and VALUE.get(c, 0) >= VALUE[ghost]) for c in cards
+            )
+            self._guesses[key] = 1.0 - (1.0 - single / len(cards)) ** self.sizes[seat] if cards else 0.0
+        return self._guesses[key]
 
     # -- planning --------------------------------------------------------------------------------------------
 
