@@ -12,7 +12,8 @@ ghosts with a d6 and pay it, alone or with the hunters already standing there; t
 card lost half the time); and where the pawns stand, near the next ghost's room or, once the Queen is out (or
 while she may be the next card), on her, with the chance that the hunters there, the next seat walking in, reach
 her value.  Other seats' hands are guessed from their sizes and the red cards not seen (their suits and values),
-or read when the table shows them.
+or read when the table shows them.  In a hunt another seat started, it leaves the paying to that seat when that
+seat's shown hand covers it.
 """
 
 from __future__ import annotations
@@ -542,10 +543,11 @@ class GreedySpook:
         return _pick(legal, "draw", "roll", "stop_moving", "end_turn", "done")
 
     def _contribute(self, decision: Decision) -> Action:
-        """Offer the cheapest cards that reach the hunt's value, or the biggest one when others must help."""
+        """Offer the cheapest cards that reach the hunt's value, or the biggest one when others must help; leave
+        a hunt another seat started to that seat when its shown hand covers the rest (S11): how to pay is its call."""
         hunt = decision.view["hunt"]
         offers = [a for a in decision.legal if a["type"] == "offer"]
-        if not offers:
+        if not offers or _starter_pays(decision):
             return _pick(decision.legal, "done")
         if hunt["kind"] != "normal":
             return offers[0]
@@ -603,6 +605,24 @@ class GreedySpook:
             return None
         self._started.add(key)
         return action
+
+
+def _starter_pays(decision: Decision) -> bool:
+    """Whether the seat that started the hunt (the active one, S11), still to answer, shows a hand (open hands)
+    that completes it alone: a King for a banish, the red Queens not offered yet for a wing, else the value."""
+    view, hunt = decision.view, decision.view["hunt"]
+    starter: int = view["active"]
+    hand: list[str] | None = view["hands"][starter]
+    if starter == decision.seat or starter not in hunt["waiting"] or hand is None:
+        return False
+    offered = [o["card"] for o in hunt["offered"]]
+    if hunt["kind"] == "king":
+        return any(k in hand for k in KINGS)
+    if hunt["kind"] == "wing":
+        return all(q in hand for q in RED_QUEENS if q not in offered)
+    value: int = hunt["value"]
+    counting = [c for c in hand if c not in TRAPS and SUIT[c] in hunt["suits"]]
+    return sum(VALUE[c] for c in counting) >= value - sum(VALUE[c] for c in offered)
 
 
 def _pick(legal: list[Action], *kinds: str) -> Action:

@@ -155,3 +155,41 @@ def test_brings_another_hunter_to_the_queen() -> None:
         2, hands=[["2H"], ["9D", "8H"]], rooms={"4": "QS", "1": "6S", "8": "7C"}, pawns=["4", "foyer"], phase="move"
     )
     assert choose(state) == {"type": "move", "pawn": 1, "to": "4"}
+
+
+# -- a bot teammate at a person's table -------------------------------------------------------------------------
+
+
+def test_a_bot_that_can_pay_alone_never_waits_on_the_person() -> None:
+    """S11, S15: the east wing is full; the person's pawn shares the bot's room, so the person is asked to help
+    too, but the bot's 5♥ reaches the 5♠: its hunt succeeds on the bot's decisions alone, the person's cards kept."""
+    state = make_state(
+        2, hands=[["5H"], ["9H", "AH"]], rooms={"4": "9C", "5": "5S", "6": "8C"}, pawns=["5", "5"], omen="8"
+    )
+    assert choose(state) == {"type": "hunt", "ghost": "5S", "kind": "normal"}
+    GAME.apply(state, 0, GAME.action_from_builtins(choose(state)))
+    assert state.hunt is not None and state.hunt.waiting == [0, 1]
+    GAME.apply(state, 0, GAME.action_from_builtins(choose(state, 0)))
+    assert state.hunt is None and state.rooms[4] is None and state.hands == [[], ["9H", "AH"]]
+
+
+def test_leaves_the_payment_of_a_persons_hunt_to_that_person_when_open_hands_show_it_covers_it() -> None:
+    """S11: the person (seat 0) starts a hunt on the 2♠ holding 2♥; the bot would pay its 10♥ at once, deciding
+    how the person's hunt is paid (and wasting 8): with open hands it says done and the person pays."""
+    state = make_state(2, hands=[["2H"], ["10H"]], rooms={"5": "2S"}, pawns=["5", "5"], omen="1", open_hands=True)
+    GAME.apply(state, 0, GAME.action_from_builtins({"type": "hunt", "ghost": "2S", "kind": "normal"}))
+    assert choose(state, 1) == {"type": "done"}
+    GAME.apply(state, 1, GAME.action_from_builtins(choose(state, 1)))
+    GAME.apply(state, 0, GAME.action_from_builtins({"type": "offer", "card": "2H"}))
+    assert state.rooms[4] is None and state.hands == [[], ["10H"]]
+
+
+def test_helps_a_persons_hunt_that_needs_its_cards_or_whose_hands_are_hidden() -> None:
+    """S11: the person cannot pay the 9♠ alone (open hands), or the bot cannot tell (hidden hands): the bot offers
+    rather than let the hunt be abandoned."""
+    for person, open_hands in ((["2H"], True), (["9H"], False)):
+        state = make_state(
+            2, hands=[person, ["10H"]], rooms={"5": "9S"}, pawns=["5", "5"], omen="1", open_hands=open_hands
+        )
+        GAME.apply(state, 0, GAME.action_from_builtins({"type": "hunt", "ghost": "9S", "kind": "normal"}))
+        assert choose(state, 1) == {"type": "offer", "card": "10H"}
