@@ -61,6 +61,28 @@ async def test_a_person_plays_alone_against_three_bots(start_server: ServerFacto
     assert sorted(decided.values()) == [b.seq for b in moves if b.seat != 3]  # each bot move committed once
 
 
+async def test_a_person_plays_spook_with_three_greedy_bots_hands_open(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """Spook's bots are the person's teammates (S1); with hands open they read the person's hand and may leave a
+    hunt the person started to them (S11): the whole game is played, each seat deciding for itself only, and no
+    decision waits for a time-out."""
+    client = Client(start_server().url)
+    await client.connect()
+    try:
+        table = await client.create("spook", 4, options={"open_hands": True}, bots=3, bot_strategy="greedy")
+        held = await client.join(table, "Ada")
+        await client.start(table)
+        me = Player(client, table, held.seat, random.Random(5))
+        await asyncio.wait_for(me.run(), 120)
+    finally:
+        await client.close()
+    assert isinstance(me.result, GameOver)
+    moves = [b for b in logged(sync_redis, table) if b.seat is not None]
+    assert {b.seat for b in moves} == {0, 1, 2, 3} and not any(b.timeout for b in moves)
+    assert sum(b.seat == 3 for b in moves) == me.acted
+
+
 class Spy:
     """A strategy that records what it was shown."""
 
