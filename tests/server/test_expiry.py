@@ -7,9 +7,11 @@ the table's keys with a plain Redis client; the store's ``TABLE_TTL`` does the s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import urllib.request
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -22,7 +24,7 @@ from clients.sdk import Client, ServerError
 from protocol.errors import Code
 from protocol.messages import Act, Create, Error, Join, Rejected
 from server import hub as hub_module
-from server.hub import Fanout
+from server.hub import Fanout, Hub
 from server.metrics import Metrics
 from server.service import TableService, token_digest
 from server.store import DUE, Missing, Store, channel, cmd_key, key, log_key
@@ -31,6 +33,31 @@ from tests.server.players import close, play, seat_players
 from tests.server.test_hub import Socket
 
 A, B = "a" * 22, "b" * 22  # seat tokens of the clients' own
+
+
+@contextlib.asynccontextmanager
+async def in_process(store_url: str) -> AsyncIterator[tuple[Fanout, TableService]]:
+    """A server's tables in this process, on the store at ``store_url``: its fanout (resynced by hand only, with
+    ``resync``) and its service."""
+    client = aioredis.Redis.from_url(store_url)
+    store = Store(client)
+    fanout = Fanout(store, client, resync_seconds=3600)
+    await fanout.start()
+    try:
+        yield fanout, TableService(store, Metrics())
+    finally:
+        await fanout.close()
+        await client.aclose()
+
+
+async def started(fanout: Fanout, service: TableService) -> tuple[str, Hub]:
+    """A two-seat mansion table, its seats taken with the tokens ``A`` and ``B`` and started; and its hub."""
+    table = await service.create(Create(game="mansion", seats=2))
+    hub = await fanout.hub(table)
+    for token in (A, B):
+        await service.join(hub, Join(table=table, name=token[0], token=token))
+    await service.start(hub, A)
+    return table, hub
 
 
 def expire(sync_redis: redis.Redis, table: str) -> None:
@@ -206,12 +233,7 @@ async def test_a_hub_found_gone_leaves_nothing_behind(store_url: str, sync_redis
     """In one process: the resync finds the table gone; the hub is out of the fanout, unsubscribed from the
     table's channel, its follower told and let go, no task of it left; a command still holding it, a follower
     attaching to it and a new hub for the table all meet ``not_found``."""
-    client = aioredis.Redis.from_url(store_url)
-    store = Store(client)
-    fanout = Fanout(store, client, resync_seconds=3600)  # resynced by hand below
-    await fanout.start()
-    try:
-        service = TableService(store, Metrics())
+    async with in_process(store_url) as (fanout, service):
         table = await service.create(Create(game="mansion", seats=2))
         hub = await fanout.hub(table)
         _, token, _ = await service.join(hub, Join(table=table, name="A"))
@@ -234,9 +256,6 @@ async def test_a_hub_found_gone_leaves_nothing_behind(store_url: str, sync_redis
         with pytest.raises(Missing):
             await fanout.hub(table)
         assert fanout.hubs == {} and fanout._pending == {} and len(follower.got) == 3  # told once
-    finally:
-        await fanout.close()
-        await client.aclose()
 
 
 async def test_an_action_with_a_past_seq_at_a_table_gone_mid_play_answers_not_found(
@@ -245,17 +264,8 @@ async def test_an_action_with_a_past_seq_at_a_table_gone_mid_play_answers_not_fo
     """``stale`` is judged on the record in memory (no read): at a table gone under its hub, an action naming a
     past ``seq`` is still answered ``not_found`` (the read its refusal makes, for the command's key, shows the
     table gone), and the hub is ended at once, not at the next resync."""
-    client = aioredis.Redis.from_url(store_url)
-    store = Store(client)
-    fanout = Fanout(store, client, resync_seconds=3600)  # no resync: the action alone must find it out
-    await fanout.start()
-    try:
-        service = TableService(store, Metrics())
-        table = await service.create(Create(game="mansion", seats=2))
-        hub = await fanout.hub(table)
-        for token in (A, B):
-            await service.join(hub, Join(table=table, name=token[0], token=token))
-        await service.start(hub, A)
+    async with in_process(store_url) as (fanout, service):  # no resync: the action alone must find it out
+        table, hub = await started(fanout, service)
         follower = Socket()
         await hub.attach(follower, 0, None, None, token_digest(A))
         expire(sync_redis, table)
@@ -263,9 +273,6 @@ async def test_an_action_with_a_past_seq_at_a_table_gone_mid_play_answers_not_fo
         with pytest.raises(Missing):
             await service.act(hub, 0, act)
         assert hub.gone and fanout.hubs == {} and follower.got[-1] == ("done", table)
-    finally:
-        await fanout.close()
-        await client.aclose()
 
 
 async def test_a_bot_whose_table_is_gone_stops_with_not_found(server: ServerProcess, sync_redis: redis.Redis) -> None:

@@ -7,20 +7,17 @@ table's keys (``DUMP`` / ``RESTORE``), which is what such a restart does to them
 from __future__ import annotations
 
 import redis
-import redis.asyncio as aioredis
 from websockets.asyncio.client import ClientConnection
 
 from clients.sdk import Client
 from protocol.errors import Code
-from protocol.messages import Act, Create, Error, Join
-from server.hub import Fanout
-from server.metrics import Metrics
-from server.service import TableService, token_digest
-from server.store import Missing, Store, cmd_key, key, log_key
+from protocol.messages import Act, Error
+from server.service import token_digest
+from server.store import Missing, cmd_key, key, log_key
 from tests.server.conftest import ServerFactory
 from tests.server.drive import next_move, stored_seq
 from tests.server.players import close, play, seat_players
-from tests.server.test_expiry import A, B, ask, raw
+from tests.server.test_expiry import A, B, ask, in_process, raw, started
 from tests.server.test_hub import Socket
 
 
@@ -39,17 +36,8 @@ async def test_a_table_set_back_ends_its_hub_at_the_resync_or_the_next_command(
 ) -> None:
     """The hub kept the newer table: the resync took the store's lower seq for nothing new, and every command
     met a conflict it judged again on that same record, eight times, then answered ``busy`` — for good."""
-    client = aioredis.Redis.from_url(store_url)
-    store = Store(client)
-    fanout = Fanout(store, client, resync_seconds=3600)  # resynced by hand below
-    await fanout.start()
-    try:
-        service = TableService(store, Metrics())
-        table = await service.create(Create(game="mansion", seats=2))
-        hub = await fanout.hub(table)
-        for token in (A, B):
-            await service.join(hub, Join(table=table, name=token[0], token=token))
-        await service.start(hub, A)
+    async with in_process(store_url) as (fanout, service):  # resynced by hand below
+        table, hub = await started(fanout, service)
         older = copy(sync_redis, table)  # at seq 3
         seat, action, seq = next_move(sync_redis, table)
         await service.act(hub, seat, Act(table=table, token=(A, B)[seat], cmd="x", action=action, seq=seq))
@@ -76,9 +64,6 @@ async def test_a_table_set_back_ends_its_hub_at_the_resync_or_the_next_command(
         else:
             raise AssertionError("committed on a set-back table")
         assert hub.gone and fanout.hubs == {}
-    finally:
-        await fanout.close()
-        await client.aclose()
 
 
 async def test_players_of_a_table_set_back_are_told_and_play_on_from_the_start(
