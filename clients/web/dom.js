@@ -2,13 +2,22 @@
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
+/** ``style``'s properties ({color: "red", "--x": 2}) set through the CSSOM: the page's Content-Security-Policy
+ * refuses a ``style`` attribute. */
+function setStyle(el, style) {
+  for (const [name, value] of Object.entries(style)) {
+    if (name.startsWith("--")) el.style.setProperty(name, String(value));
+    else el.style[name] = value;
+  }
+}
+
 function build(el, attrs, children) {
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
     else if (key === "text") el.textContent = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else if (key === "style") setStyle(el, value);
     else if (key in el && !(el instanceof SVGElement) && key !== "list") el[key] = value;
     else el.setAttribute(key, value === true ? "" : String(value));
   }

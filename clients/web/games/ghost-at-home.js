@@ -326,7 +326,7 @@ function strip(ctx) {
 function board(ctx) {
   const v = ctx.view;
   const marks = targets(ctx);
-  const svg = s("svg", { viewBox: `0 0 ${W_BOARD} ${H_BOARD}`, class: "gah-board", style: `--houses: ${v.seats}`, role: "group", "aria-label": ctx.t("game.ghost-at-home") });
+  const svg = s("svg", { viewBox: `0 0 ${W_BOARD} ${H_BOARD}`, class: "gah-board", style: { "--houses": v.seats }, role: "group", "aria-label": ctx.t("game.ghost-at-home") });
   svg.append(s("rect", { class: "night", width: W_BOARD, height: H_BOARD, rx: 24 }));
   for (let seat = 0; seat < v.seats; seat++) svg.append(house(ctx, seat, marks));
   svg.append(strip(ctx));
