@@ -15,6 +15,10 @@ from tests.server.players import Player
 # What the page offers as a choice: board targets (SVG) and buttons, each carrying its legal action.
 CHOICES = "[data-action]"
 GAME_OVER = "#final-scores"
+# The page's actions changed since ``acts`` (``wait_for_function(ACTS_CHANGED, arg=acts)``).  Every predicate
+# waited for is a function, never an expression: Playwright evaluates an expression anew at each poll, an eval
+# the page's Content-Security-Policy refuses (an error, or a test that fails only when the page is slow).
+ACTS_CHANGED = "(acts) => document.body.dataset.acts !== acts"
 
 
 async def create_table(
@@ -58,7 +62,7 @@ async def click_a_choice(page: Any, rng: random.Random, on_board: bool) -> str:
     index = rng.choice(pool)
     acts = await page.get_attribute("body", "data-acts")
     await page.locator(CHOICES).nth(index).click(timeout=5000)
-    await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+    await page.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
     return "board" if index in board else "button"
 
 
@@ -161,7 +165,7 @@ async def keyboard_turn(page: Any, presses: int = 400) -> list[str]:
         await page.keyboard.press("Enter" if len(pressed) % 2 == 0 else "Space")
         pressed.append(focus["label"])
         if focus["action"]:
-            await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+            await page.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
         else:
             await page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     raise AssertionError(f"the turn did not end with the keyboard: {pressed}")

@@ -119,7 +119,7 @@ async def test_the_page_rides_out_a_server_restart(page: Any, server: ServerProc
 async def test_french_switch(page: Any) -> None:
     assert await page.inner_text("#create-form h2") == "New table"
     await page.select_option("#lang", "fr")
-    await page.wait_for_function("document.documentElement.lang === 'fr'")
+    await page.wait_for_function("() => document.documentElement.lang === 'fr'")
     assert await page.inner_text("#create-form h2") == "Nouvelle table"
     assert await page.inner_text("#create") == "Créer et s'asseoir"
     assert await page.inner_text("#lang-label") == "Langue"

@@ -79,11 +79,11 @@ async def test_spook_two_seats_with_open_hands_and_a_spectator(page: Any, server
                 await screenshot(page, "spook-move")
             if clicks == 8:  # the board in French, then back
                 await page.select_option("#lang", "fr")
-                await page.wait_for_function(f"{STAIRCASE}.textContent === 'Escalier'")
+                await page.wait_for_function(f"() => {STAIRCASE}.textContent === 'Escalier'")
                 assert "aile ouest" in await page.text_content("svg.spook-board")
                 await screenshot(page, "spook-fr")
                 await page.select_option("#lang", "en")
-                await page.wait_for_function(f"{STAIRCASE}.textContent === 'Staircase'")
+                await page.wait_for_function(f"() => {STAIRCASE}.textContent === 'Staircase'")
 
         result, clicked = await play_with(page, players, 5, moments)
         await page.wait_for_selector("#outcome")
@@ -111,7 +111,7 @@ async def test_solo_spook_turn_on_the_board(page: Any) -> None:
     await page.select_option("select[name=game]", "spook")
     # the form is drawn again once the game changes: S1 allows 1-4 seats
     seats = "[...document.querySelectorAll('select[name=seats] option')].map(o => o.value).join()"
-    await page.wait_for_function(f"{seats} === '1,2,3,4'", timeout=5000)
+    await page.wait_for_function(f"() => {seats} === '1,2,3,4'", timeout=5000)
     await create_table(page, "spook", 1)
     await page.click("#start:not([disabled])")
     await page.wait_for_selector("svg.spook-board")

@@ -22,7 +22,7 @@ from engine.mansion import GAME as MANSION
 from engine.mansion.cards import KINDS as MANSION_KINDS
 from server.launch import ServerProcess
 from tests.web.conftest import _unexpected, screenshot
-from tests.web.play import CHOICES, GAME_OVER, click_a_choice, create_table, exported, play_to_the_end
+from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER, click_a_choice, create_table, exported, play_to_the_end
 
 FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
 BOARD_CHOICES = f"svg.mansion-board {CHOICES}"
@@ -103,7 +103,7 @@ async def until_a_choice_on_the_board(page: Any, targets: str = BOARD_CHOICES, t
         tried = 0
         acts = await page.get_attribute("body", "data-acts")
         await page.locator(CHOICES).first.click()
-        await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+        await page.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
     raise AssertionError("no choice on the board")
 
 
@@ -166,7 +166,7 @@ async def test_no_choice_is_offered_while_the_connection_is_down(page: Any, serv
     await page.wait_for_selector(CHOICES)
     await asyncio.to_thread(server.kill, signal.SIGKILL)
     await page.wait_for_selector("#conn-status[data-state=lost]")
-    await page.wait_for_function("document.querySelectorAll('[data-action]').length === 0", timeout=2000)
+    await page.wait_for_function("() => document.querySelectorAll('[data-action]').length === 0", timeout=2000)
     assert "Connection lost" in await page.inner_text("#prompt")
     await asyncio.to_thread(server.start)
     await page.wait_for_selector("#conn-status[data-state=online]", timeout=20000)
@@ -218,7 +218,7 @@ async def test_the_keyboard_keeps_its_place(page: Any) -> None:
     await page.focus(BOARD_CHOICES)
     acts = await page.get_attribute("body", "data-acts")
     await page.keyboard.press("Enter")  # the choice is gone once sent: the board keeps the focus
-    await page.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+    await page.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
     await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
     on_board = await page.evaluate("document.querySelector('.board').contains(document.activeElement)")
     assert on_board, await page.evaluate(FOCUSED)
@@ -349,7 +349,7 @@ async def test_a_phone_plays_on_the_board(phone: Any, game: str) -> None:
     assert mine["x"] >= 0 and mine["x"] + mine["width"] <= 375, mine
     for lang in ("fr", "en"):
         await phone.select_option("#lang", lang)
-        await phone.wait_for_function(f"document.documentElement.lang === {lang!r}")
+        await phone.wait_for_function("(lang) => document.documentElement.lang === lang", arg=lang)
         await phone.evaluate(NEXT_FRAME)  # the page drawn again in that language
         svg = await phone.locator(board).bounding_box()
         box = await phone.locator(".board").bounding_box()
@@ -367,7 +367,7 @@ async def test_a_phone_plays_on_the_board(phone: Any, game: str) -> None:
     assert min(tap["width"], tap["height"]) >= 40, tap
     acts = await phone.get_attribute("body", "data-acts")
     await target.tap()
-    await phone.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+    await phone.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
 
 
 async def test_a_phone_collects_the_cards_of_its_own_room(phone: Any) -> None:
@@ -384,7 +384,7 @@ async def test_a_phone_collects_the_cards_of_its_own_room(phone: Any) -> None:
     if not await phone.locator(collect).count():
         acts = await phone.get_attribute("body", "data-acts")
         await phone.locator(room_with_cards).first.tap()
-        await phone.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+        await phone.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
         await phone.wait_for_selector(collect, timeout=5000)  # a move leaves two actions of the turn's three
     await phone.locator(".board").scroll_into_view_if_needed()
     await screenshot(phone, "phone-mansion-collect")
@@ -806,7 +806,7 @@ async def test_a_friend_joins_from_the_tables_link(page: Any) -> None:
                 if await tab.locator(CHOICES).count():
                     acts = await tab.get_attribute("body", "data-acts")
                     await tab.locator(CHOICES).first.click()
-                    await tab.wait_for_function(f"document.body.dataset.acts !== {acts!r}", timeout=5000)
+                    await tab.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
                     played[i] += 1
             if played[1]:
                 break
