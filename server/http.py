@@ -4,8 +4,8 @@ web page.
 ``/healthz`` answers ``ok`` once Redis answers; ``/metrics`` is Prometheus text; ``/games/<name>.json`` is a
 registered game's catalog (``Game.catalog``: its public cards and board), JSON-encoded once, or a 404 whose
 body is the protocol's ``error`` (``not_found``); ``/`` serves ``clients/web/index.html`` and ``/static/<path>``
-a file under ``clients/web/`` when that folder exists.  A request carrying ``Upgrade: websocket`` on any other
-path is a WebSocket connection.
+a file under ``clients/web/`` when that folder exists, with the page's security headers (``PAGE_HEADERS``).  A
+request carrying ``Upgrade: websocket`` on any other path is a WebSocket connection.
 """
 
 from __future__ import annotations
@@ -33,6 +33,19 @@ if TYPE_CHECKING:
 WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 JSON = "application/json"
 CATALOGS = "/games/"
+# The page's policy: its own scripts, styles (CSSOM only, no inline ``style``), catalogs and WebSocket (``'self'``
+# covers ws:/wss: of its own host), the ``data:`` favicon that spares a ``/favicon.ico`` request; never framed (a
+# hostile site could trick a player into clicks at their table); no Referer (a private table's id is its invitation).
+CSP = (
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
+PAGE_HEADERS = (
+    ("Content-Security-Policy", CSP),
+    ("X-Frame-Options", "DENY"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+)
 
 
 def response(
@@ -112,6 +125,6 @@ def handler(app: App, web_root: Path = WEB_ROOT):  # type: ignore[no-untyped-def
         content_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
         if content_type.startswith("text/") or content_type.endswith(("javascript", "json")):
             content_type += "; charset=utf-8"
-        return response(HTTPStatus.OK, file.read_bytes(), content_type)
+        return response(HTTPStatus.OK, file.read_bytes(), content_type, *PAGE_HEADERS)
 
     return process_request

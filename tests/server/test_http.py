@@ -58,6 +58,28 @@ def test_every_game_catalog_over_http(server: ServerProcess) -> None:
         assert json.loads(body) == {"type": "error", "code": "not_found", "message": "no such game"}
 
 
+def test_the_page_and_its_files_carry_security_headers(server: ServerProcess) -> None:
+    """The page and its static files: a strict policy (its own scripts, styles and WebSocket; no inline style or
+    script, plugin, ``<base>``, form target or framing site), no sniffing, no Referer; the other answers unchanged."""
+    for path in ["/", "/static/app.js", "/static/style.css", "/static/games/ghost-at-home.js"]:
+        status, headers, _ = fetch(f"{server.http}{path}")
+        assert status == 200, path
+        policy = dict(part.strip().split(" ", 1) for part in headers["Content-Security-Policy"].split(";"))
+        assert policy == {
+            "default-src": "'self'",
+            "connect-src": "'self'",
+            "img-src": "'self' data:",
+            "object-src": "'none'",
+            "base-uri": "'none'",
+            "form-action": "'none'",
+            "frame-ancestors": "'none'",
+        }, path
+        assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff", path
+        assert headers["Referrer-Policy"] == "no-referrer", path
+    for path in ["/healthz", "/metrics", "/games/spook.json", "/nothing"]:
+        assert "Content-Security-Policy" not in fetch(f"{server.http}{path}")[1], path
+
+
 def test_static_files_stay_under_their_root(tmp_path: Path) -> None:
     web = tmp_path / "web"
     (web / "js").mkdir(parents=True)
