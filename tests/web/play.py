@@ -141,17 +141,21 @@ FOCUS = """() => {
 }"""
 
 
-async def keyboard_turn(page: Any, presses: int = 400) -> list[str]:
+async def keyboard_turn(page: Any, ended: str, presses: int = 400) -> list[str]:
     """Play the seat's next whole turn with Tab and Enter or Space only (alternately), taking the first choice or pick
     on the board or in the hand that Tab reaches (not the list of every choice, which any page has), each showing
-    the focus; returns the labels of what was pressed.  A pick (a pawn, a card to aim) is taken once a turn."""
+    the focus; returns the labels of what was pressed.  A pick (a pawn, a card to aim) is taken once a turn.  The
+    turn is over when the log gains a line matching ``ended`` (a Playwright text selector): a bot's whole turn may
+    pass between two looks at the seat's turn badge, which the page draws once a frame."""
     pressed: list[str] = []
     picked: set[str] = set()
+    ends = page.locator(f"#log li >> text={ended}")
+    before = await ends.count()
     started = False  # the other seats' turns first: what they ask of this seat (a cat to cancel a ghost) as well
     for _ in range(presses):
         await page.wait_for_selector(f"{MY_TURN}, {CHOICES}, {GAME_OVER}", state="attached", timeout=15000)
         mine = await page.locator(MY_TURN).count() > 0
-        if (started and not mine) or await page.locator(GAME_OVER).count():
+        if (started and not mine) or await ends.count() > before or await page.locator(GAME_OVER).count():
             return pressed
         started = started or mine
         await page.keyboard.press("Tab")
