@@ -50,6 +50,7 @@ ENGINE_CODES = {"illegal_move", "not_your_turn", "game_over"}
 LOG_FIELDS = {"event", "level", "timestamp", "peer", "client", "table", "game", "seats", "private", "bots", "seat"}
 LOG_FIELDS |= {"seq", "last_seq", "code", "cmd", "frames", "seconds", "away", "limit", "host", "ports", "server"}
 LOG_FIELDS |= {"games", "store", "key_prefix", "type"}  # (the store's URL, its password hidden; a command's type)
+LOG_FIELDS |= {"fix", "why", "maxmemory", "maxmemory_policy"}  # (server/preflight.py's warnings about the store)
 
 
 def wire(value: Any) -> Any:
