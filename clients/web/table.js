@@ -235,18 +235,20 @@ function seatsPanel(renderer, ctx, table) {
 function logPanel(renderer, ctx, table) {
   const memo = {};
   const lines = table.seated && table.secretCommitment ? [t("log.secret_commitment", { commitment: table.secretCommitment })] : [];
-  let seated = [];
+  let seated = []; // each seat's name as the server holds it: a look-alike sitting down changes how another's is shown, not who sits
+  let shown = [];
   let away = [];
   for (const entry of table.log) {
     if (entry.seats) {
       const names = shownNames(entry.seats);
       for (const [i, seat] of entry.seats.entries()) {
-        const [now, before] = [names[i], seated[seat.seat]];
-        if (now && now !== before) lines.push(t("log.sat", { name: now, n: seat.seat + 1 }));
-        else if (!now && before) lines.push(t("log.stood", { name: before, n: seat.seat + 1 }));
-        if (now && Boolean(seat.away) !== Boolean(away[seat.seat])) lines.push(t(seat.away ? "log.away" : "log.back", { name: now }));
+        const [now, before] = [seat.name || null, seated[seat.seat]];
+        if (now && now !== before) lines.push(t("log.sat", { name: names[i], n: seat.seat + 1 }));
+        else if (!now && before) lines.push(t("log.stood", { name: shown[seat.seat], n: seat.seat + 1 }));
+        if (now && Boolean(seat.away) !== Boolean(away[seat.seat])) lines.push(t(seat.away ? "log.away" : "log.back", { name: names[i] }));
       }
-      seated = names;
+      seated = entry.seats.map((seat) => seat.name || null);
+      shown = names;
       away = entry.seats.map((seat) => seat.away);
     }
     if (entry.status === "playing") {
