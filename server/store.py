@@ -114,8 +114,13 @@ class Keys:
 
     @property
     def open(self) -> str:
-        """Sorted set of public lobby tables (score: its last change); a hint, re-checked."""
+        """Sorted set of public lobby tables with a free seat (score: its last change); a hint, re-checked."""
         return self.prefix + "hauntd:open"
+
+    @property
+    def waiting(self) -> str:
+        """The tables of ``open`` where a person sits (``TableMeta.waiting``), scored alike; a hint, re-checked."""
+        return self.prefix + "hauntd:waiting"
 
     @property
     def due(self) -> str:
@@ -130,7 +135,7 @@ class Keys:
 
 NO_PREFIX = Keys()  # the keys of a deployment without a prefix; by their names of old (tests and tools use them):
 key, log_key, cmd_key, channel = NO_PREFIX.record, NO_PREFIX.log, NO_PREFIX.cmds, NO_PREFIX.channel
-OPEN_TABLES, DUE = NO_PREFIX.open, NO_PREFIX.due
+OPEN_TABLES, WAITING, DUE = NO_PREFIX.open, NO_PREFIX.waiting, NO_PREFIX.due
 
 
 class TableMeta(msgspec.Struct, kw_only=True):
@@ -168,6 +173,11 @@ class TableMeta(msgspec.Struct, kw_only=True):
         if nonces:  # (none at a table made before seeds were derived)
             nonces[seat] = nonce
         return msgspec.structs.replace(self, names=names, tokens=tokens, nonces=nonces)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether a person sits at the table (a seat taken by a ``join``, not by a server-run bot)."""
+        return any(name is not None and seat not in self.bots for seat, name in enumerate(self.names))
 
     @property
     def scheduled(self) -> bool:
@@ -507,14 +517,21 @@ class Store:
         return data or b""
 
     async def set_open(self, table: str, meta: TableMeta) -> None:
-        """Keep the open-table index in step with a lobby change (a hint: ``open_tables`` re-checks), scored by
-        the time of the change.  A private table is never in it."""
+        """Keep the open-table indexes in step with a lobby change (hints: ``open_tables`` re-checks), scored by
+        the time of the change.  A private table is never in them."""
         if meta.private:
             return
-        if meta.status == "lobby" and None in meta.names:
-            await self.redis.zadd(self.keys.open, {table: time.time()})
-        else:
-            await self.redis.zrem(self.keys.open, table)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if meta.status == "lobby" and None in meta.names:
+                pipe.zadd(self.keys.open, {table: time.time()})
+                if meta.waiting:
+                    pipe.zadd(self.keys.waiting, {table: time.time()})
+                else:
+                    pipe.zrem(self.keys.waiting, table)
+            else:
+                pipe.zrem(self.keys.open, table)
+                pipe.zrem(self.keys.waiting, table)
+            await pipe.execute()
         self._lobby = None
 
     async def open_tables(self) -> list[tuple[str, int, TableMeta]]:
@@ -534,14 +551,19 @@ class Store:
             raise
 
     async def read_open_tables(self, limit: int = 200) -> list[tuple[str, int, TableMeta]]:
-        """Public lobby tables with a free seat, the most lately changed first: tables people are gathering at
-        come before those left waiting, which sink out of the ``limit`` and expire (``LOBBY_TTL``: their index
-        entries go then too, so the index stays as small as the lobby).  Drops stale index entries."""
+        """Public lobby tables with a free seat: those where a person sits waiting first, then the empty ones;
+        each the most lately changed first.  So tables people are gathering at come before those left waiting,
+        which sink out of the ``limit`` and expire (``LOBBY_TTL``: their index entries go then too, so the index
+        stays as small as the lobby), and no number of empty tables hides one where someone waits.  Drops stale
+        index entries."""
+        expired = time.time() - LOBBY_TTL
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zremrangebyscore(self.keys.open, "-inf", time.time() - LOBBY_TTL)
-            pipe.zrevrange(self.keys.open, 0, limit - 1)
-            _, listed = await pipe.execute()
-        ids = [i.decode() for i in listed]
+            for index in (self.keys.open, self.keys.waiting):
+                pipe.zremrangebyscore(index, "-inf", expired)
+            pipe.zrevrange(self.keys.waiting, 0, limit - 1)
+            pipe.zrevrange(self.keys.open, 0, 2 * limit - 1)  # (those of ``waiting`` among them, and ``limit`` more)
+            _, _, waiting, listed = await pipe.execute()
+        ids = list(dict.fromkeys(i.decode() for i in waiting + listed))[:limit]
         if not ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -557,5 +579,9 @@ class Store:
             else:
                 found.append((table, int(seq), meta))
         if stale:
-            await self.redis.zrem(self.keys.open, *stale)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrem(self.keys.open, *stale)
+                pipe.zrem(self.keys.waiting, *stale)
+                await pipe.execute()
+        found.sort(key=lambda row: not row[2].waiting)  # (the record, not the hint, says who waits; stable)
         return found
