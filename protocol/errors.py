@@ -25,6 +25,7 @@ class Code(StrEnum):
     RATE_LIMITED = "rate_limited"  # too many messages per second
     TOO_LARGE = "too_large"  # frame over the size limit (the connection is then closed)
     LIMIT = "limit"  # a per-connection limit (tables followed by one connection), or a lobby's seat changes
+    OPEN_LIMIT = "open_limit"  # a create past the open public tables one client address may have at once
     BUSY = "busy"  # the table kept changing under the command; nothing was applied, try again
     INTERNAL = "internal"  # a server fault (e.g. the store restarting): send again; an act with the same cmd
 

@@ -157,7 +157,8 @@ class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, omit_default
 class Limits(msgspec.Struct, kw_only=True):
     """``idle_seconds``: a connection that sends no message for that long is closed (code 4408).
     ``tables_per_minute``: new tables one client address may create a minute (a burst of as many, then one
-    every 60 / N seconds); None: no cap."""
+    every 60 / N seconds); None: no cap.  ``open_tables``: open public tables (not started, a seat free) one
+    client address may have created at once; None: no cap."""
 
     max_frame_bytes: int
     messages_per_second: float
@@ -165,6 +166,7 @@ class Limits(msgspec.Struct, kw_only=True):
     max_tables_per_connection: int
     idle_seconds: float | None = None
     tables_per_minute: float | None = None
+    open_tables: int | None = None
 
 
 class GameInfo(msgspec.Struct, kw_only=True):

@@ -53,7 +53,8 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()  # browser Origins allowed to connect (empty: any)
     max_connections_per_ip: int = 256  # 0: no cap
     tables_per_minute: float = 30.0  # new tables one client address may create a minute (0: no cap)
-    limit_loopback: bool = False  # count loopback clients against both caps above too
+    open_tables_per_ip: int = 20  # open public tables one client address may have created at once (0: no cap)
+    limit_loopback: bool = False  # count loopback clients against the caps above too
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies (addresses, networks) whose X-Forwarded-For is believed
     idle_timeout: float = 300.0  # seconds without a client message before the connection is closed (0: never)
     web_root: Path = http.WEB_ROOT
@@ -81,6 +82,7 @@ class App:
             limit_loopback=settings.limit_loopback,
             idle=settings.idle_timeout or None,
             tables_per_minute=settings.tables_per_minute,
+            open_tables=settings.open_tables_per_ip,
             trusted_proxies=settings.trusted_proxies,
             allowed_origins=settings.allowed_origins,
         )
@@ -94,6 +96,7 @@ class App:
             max_tables_per_connection=settings.max_tables,
             idle_seconds=settings.idle_timeout or None,
             tables_per_minute=settings.tables_per_minute or None,
+            open_tables=settings.open_tables_per_ip or None,
         )
 
     def welcome(self, ref: str | None) -> Welcome:

@@ -365,7 +365,7 @@ class Connection:
             if not self.app.guard.may_create(self.client):
                 per_minute = self.app.guard.tables_per_minute
                 raise ProtocolError(Code.RATE_LIMITED, f"at most {per_minute:g} new tables a minute from one address")
-            table = await service.create(msg)
+            table = await service.create(msg, self.app.guard.open_cap(self.client))
             self.created.add(table)
             self.reply(Created(table=table, ref=msg.ref))
         elif isinstance(msg, ListTables):

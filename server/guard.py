@@ -9,6 +9,10 @@
 * A budget of new tables per client address (``tables_per_minute``, the same exemption): a table lives on in the
   store after its creator left (a day in the lobby), so without it one client reconnecting in a loop could fill
   the store and the lobby.  Past it a ``create`` is refused ``rate_limited``.
+* A cap on the open public tables (not started, a seat free) per client address (``open_tables``, the same
+  exemption): within its budget one address still had a few hundred tables waiting in the lobby in a few minutes,
+  every one listed until it expired.  Counted in the store (``Store.create``), so it holds across processes;
+  past it a ``create`` is refused ``open_limit``.
 * A budget of updates replayed per client address (``REPLAYS_PER_MINUTE``, the same exemption): a ``watch`` or
   ``resume`` from an old ``last_seq`` costs the server every update since, redacted and encoded anew, for one
   small frame; past the budget it is refused ``rate_limited``.
@@ -144,6 +148,7 @@ class Guard:
         limit_loopback: bool = False,
         idle: float | None = None,
         tables_per_minute: float = 0.0,
+        open_tables: int = 0,
         trusted_proxies: tuple[str, ...] = (),
         allowed_origins: tuple[str, ...] = (),
     ) -> None:
@@ -154,6 +159,7 @@ class Guard:
         self.limit_loopback = limit_loopback
         self.idle = idle  # None: never
         self.tables_per_minute = tables_per_minute  # 0: no cap
+        self.open_tables = open_tables  # 0: no cap
         self.per_ip: Counter[str] = Counter()
         self.creates = Budgets(tables_per_minute)
         self.replays = Budgets(REPLAYS_PER_MINUTE)
@@ -222,6 +228,13 @@ class Guard:
             return True
         log.warning("create_refused", peer=host, limit=self.tables_per_minute)
         return False
+
+    def open_cap(self, host: str | None) -> tuple[str, int] | None:
+        """What the public tables a client at ``host`` creates count against: its address as counted, and the open
+        tables it may have at once (``open_tables``); None: no cap."""
+        if host is None or not self.open_tables or self._exempt(host):
+            return None
+        return counted_as(host), self.open_tables
 
     def may_replay(self, host: str | None, updates: int) -> bool:
         """Whether a client at ``host`` may have ``updates`` updates replayed now (``REPLAYS_PER_MINUTE``)."""

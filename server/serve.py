@@ -76,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="server processes sharing the port, to use more than one core (default: %(default)s: this process "
         "serves; N > 1: it starts the embedded Valkey if any, then N workers on one listening socket, restarts any "
         "that exits and stops them all on SIGTERM; /metrics counts all of them). --max-connections-per-ip and "
-        "--tables-per-minute are counted by each worker: one address may get up to N times either cap",
+        "--tables-per-minute are counted by each worker: one address may get up to N times either cap "
+        "(--open-tables-per-ip is counted in the store: it holds across them)",
     )
     # set by the supervisor of --workers N (not named --worker: `--worker 2`, short for --workers, would mean it)
     parser.add_argument("--as-worker", dest="worker", type=Worker.parse, help=argparse.SUPPRESS)
@@ -142,10 +143,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--limit-loopback)",
     )
     parser.add_argument(
+        "--open-tables-per-ip",
+        type=cli.bounded(int, 0),
+        default=defaults.open_tables_per_ip,
+        help="open public tables (not started, a seat free) one address may have created at once, counted in the "
+        "store across every process; past it a create is refused open_limit (default: %(default)s; 0 = no cap; "
+        "loopback is exempt unless --limit-loopback)",
+    )
+    parser.add_argument(
         "--limit-loopback",
         action="store_true",
-        help="apply --max-connections-per-ip and --tables-per-minute to loopback clients too (exempt by default: "
-        "local tools, proxies)",
+        help="apply --max-connections-per-ip, --tables-per-minute and --open-tables-per-ip to loopback clients too "
+        "(exempt by default: local tools, proxies)",
     )
     parser.add_argument(
         "--trusted-proxy",
@@ -154,7 +163,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_network,
         metavar="ADDRESS",
         help="a reverse proxy (an address, or a network such as 10.0.0.0/8; repeatable) whose X-Forwarded-For "
-        "names the client: connections from it count against that client's address in the two caps above",
+        "names the client: connections from it count against that client's address in the caps above",
     )
     parser.add_argument(
         "--idle-timeout",
@@ -227,6 +236,7 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
         allowed_origins=tuple(args.allowed_origin),
         max_connections_per_ip=args.max_connections_per_ip,
         tables_per_minute=args.tables_per_minute,
+        open_tables_per_ip=args.open_tables_per_ip,
         limit_loopback=args.limit_loopback,
         trusted_proxies=tuple(args.trusted_proxy),
         idle_timeout=args.idle_timeout,

@@ -30,7 +30,7 @@ from protocol.messages import Act, Create, Join, TableInfo
 from server.bots import bot_action, check_strategy
 from server.hub import Hub, Live
 from server.metrics import Metrics
-from server.store import Batch, Conflict, Missing, Record, Store, TableMeta, encode
+from server.store import Batch, Conflict, Crowded, Missing, Record, Store, TableMeta, encode
 
 log = structlog.get_logger("hauntd.table")
 
@@ -158,7 +158,9 @@ class TableService:
         self.away_grace = away_grace  # how long the server waits before deciding for an away seat
 
     # -- lobby -------------------------------------------------------------------------------------------
-    async def create(self, msg: Create) -> str:
+    async def create(self, msg: Create, cap: tuple[str, int] | None = None) -> str:
+        """Store a new table; ``cap``: the creator's address and the open public tables it may have
+        (``Guard.open_cap``), past which a public one is refused ``open_limit``."""
         game = games().get(msg.game)
         if game is None:
             raise ProtocolError(Code.BAD_OPTION, f"no game {msg.game!r}; games: {', '.join(games())}")
@@ -188,7 +190,14 @@ class TableService:
         while True:
             table = new_table_id(msg.private)
             published = msgspec.structs.replace(meta, secret_commitment=commitment(secret, table))
-            made = await self.store.create(table, published, msg.cmd)
+            try:
+                made = await self.store.create(table, published, msg.cmd, cap)
+            except Crowded as crowded:
+                raise ProtocolError(
+                    Code.OPEN_LIMIT,
+                    f"{crowded.cap} open public tables from your address already: start or fill one (a table leaves "
+                    "the count once started or full, or a day after its last change), or create a private one",
+                ) from None
             if made is not None:
                 break
         table, fresh = made

@@ -122,6 +122,11 @@ class Keys:
         """The tables of ``open`` where a person sits (``TableMeta.waiting``), scored alike; a hint, re-checked."""
         return self.prefix + "hauntd:waiting"
 
+    def opened(self, address: str) -> str:
+        """Sorted set of the public tables a client address (``guard.counted_as``) created that may still be open
+        (score: its creation), to cap them (``Store.create``)."""
+        return self.prefix + "hauntd:opened:" + address
+
     @property
     def due(self) -> str:
         """Sorted set of tables by their earliest deadline (see server/schedule.py)."""
@@ -244,6 +249,14 @@ class Missing(Exception):
     """No such table."""
 
 
+class Crowded(Exception):
+    """The creator's address has as many open public tables as it may (``Store.create``'s ``cap``)."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"{cap} open tables")
+        self.cap = cap
+
+
 _meta_encoder = msgspec.msgpack.Encoder()
 _meta_decoder = msgspec.msgpack.Decoder(TableMeta)
 _batch_decoder = msgspec.msgpack.Decoder(Batch)
@@ -303,12 +316,15 @@ end
 return {1, seq}
 """
 
-# KEYS: record [, the create command's key].  ARGV: meta, ttl, table id.  Returns 1 created, 0 the id is taken,
-# or the id of the table the same create command made before.  A table still at seq 0 holding this very meta (its
-# ``created`` time included) was made by this very call: run again after its reply was lost, it answers 1 again.
+# KEYS: record, open index, the create command's key ('' none), the creator's open tables ('' no cap).  ARGV: meta,
+# ttl, table id, its score in the open index ('' private: not listed), the cap, the oldest score still open.
+# Returns 1 created, 0 the id is taken, -1 the creator has its cap of open tables, or the id of the table the same
+# create command made before.  A table still at seq 0 holding this very meta (its ``created`` time included) was
+# made by this very call: run again after its reply was lost, it answers 1 again.  The creator's open tables are
+# those it made still in the open index: the others (started, full, expired) leave its set as they are counted.
 _CREATE = """
-if KEYS[2] then
-  local made = redis.call('GET', KEYS[2])
+if KEYS[3] ~= '' then
+  local made = redis.call('GET', KEYS[3])
   if made then return made end
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -316,9 +332,25 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   if seq == '0' and meta == ARGV[1] then return 1 end
   return 0
 end
+local ttl = tonumber(ARGV[2])
+if KEYS[4] ~= '' then
+  local open = 0
+  for _, table in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
+    local score = redis.call('ZSCORE', KEYS[2], table)
+    if score and tonumber(score) >= tonumber(ARGV[6]) then open = open + 1 else redis.call('ZREM', KEYS[4], table) end
+  end
+  if open >= tonumber(ARGV[5]) then return -1 end
+end
 redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
-if KEYS[2] then redis.call('SET', KEYS[2], ARGV[3], 'EX', tonumber(ARGV[2])) end
+redis.call('EXPIRE', KEYS[1], ttl)
+if KEYS[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'EX', ttl) end
+if ARGV[4] ~= '' then
+  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+  if KEYS[4] ~= '' then
+    redis.call('ZADD', KEYS[4], ARGV[4], ARGV[3])
+    redis.call('EXPIRE', KEYS[4], ttl)
+  end
+end
 return 1
 """
 
@@ -415,18 +447,26 @@ class Store:
                 fields["left_out"] = left_out
         log_failure(logger, event, exc, **fields)
 
-    async def create(self, table: str, meta: TableMeta, command: str | None = None) -> tuple[str, bool] | None:
-        """Store a new table at ``seq`` 0: ``(table, True)``; None when the id is already taken.  A ``command``
-        (stored hashed: it is a client's secret) that made a table before gets ``(that table, False)``."""
-        keys = [self.keys.record(table)] + ([] if command is None else [self.keys.created(command)])
-        created = await self._create(keys=keys, args=[encode(meta), LOBBY_TTL, table])
+    async def create(
+        self, table: str, meta: TableMeta, command: str | None = None, cap: tuple[str, int] | None = None
+    ) -> tuple[str, bool] | None:
+        """Store a new table at ``seq`` 0, public ones in the open index: ``(table, True)``; None when the id is
+        already taken.  A ``command`` (stored hashed: it is a client's secret) that made a table before gets
+        ``(that table, False)``.  ``cap``: the creator's address and the open tables it may have (``Crowded``
+        past it), counted here in the store, so across every process."""
+        counted = "" if cap is None or meta.private else self.keys.opened(cap[0])
+        keys = [self.keys.record(table), self.keys.open, "" if command is None else self.keys.created(command), counted]
+        listed = "" if meta.private else repr(meta.created)
+        limit = cap[1] if cap is not None else 0
+        args: list[bytes | str | float] = [encode(meta), LOBBY_TTL, table, listed, limit, time.time() - LOBBY_TTL]
+        created = await self._create(keys=keys, args=args)
         if created == 0:
             return None
-        made, fresh = (table, True) if created == 1 else (bytes(created).decode(), False)
-        if not meta.private:  # also for a create sent again: the first may have failed right after its script
-            await self.redis.zadd(self.keys.open, {made: meta.created}, nx=True)
+        if created == -1:
+            raise Crowded(limit)
+        if not meta.private:
             self._lobby = None
-        return made, fresh
+        return (table, True) if created == 1 else (bytes(created).decode(), False)
 
     async def load(self, table: str) -> Record:
         seq, meta, state = await self.redis.hmget(self.keys.record(table), "seq", "meta", "state")

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import json
 import re
+import secrets
 import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -232,6 +233,48 @@ async def test_limits(start_server: ServerFactory) -> None:
     with pytest.raises(ConnectionClosed) as closed:
         await ws.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+async def test_open_public_tables_are_capped_per_address_across_processes(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """Within its budget of new tables (30 a minute) one address had 200 empty tables in the lobby in 7 minutes, each
+    listed for a day: it may now have so many open public tables at once, counted in the store, so two processes
+    on one store hold the cap together.  A table full or private does not count, nor another address's."""
+    prefix = f"cap{secrets.token_hex(4)}"
+    args = ("--key-prefix", prefix, "--open-tables-per-ip", "3", "--trusted-proxy", "127.0.0.1")
+    one, two = start_server(*args), start_server(*args)
+
+    async def hello_from(server: ServerProcess, client: str) -> ClientConnection:
+        ws = await connect(server.url, additional_headers={"X-Forwarded-For": client})
+        assert (await ask(ws, {"type": "hello", "version": 1}))["limits"]["open_tables"] == 3
+        return ws
+
+    a, b, other = await hello_from(one, "198.51.100.7"), await hello_from(two, "198.51.100.7"), None
+    try:
+        create = {"type": "create", "game": "spook", "seats": 2}
+        again = {**create, "cmd": secrets.token_urlsafe(16)}
+        made = [await ask(ws, frame) for ws, frame in ((a, again), (b, create), (a, {**create, "bots": 1}))]
+        assert [m["type"] for m in made] == ["created"] * 3
+        refused = await ask(b, {**create, "ref": "c4"})
+        assert (refused["code"], refused["ref"]) == (Code.OPEN_LIMIT, "c4")
+        assert "3 open public tables from your address" in refused["message"]
+        assert (await ask(a, {**create, "seats": 1}))["code"] == Code.OPEN_LIMIT  # the other process as well
+        assert sync_redis.zcard(f"{prefix}:hauntd:open") == 3  # nothing stored for a refusal
+        assert (await ask(b, again))["table"] == made[0]["table"]  # a create sent again: the table it made
+        assert (await ask(a, {**create, "private": True}))["type"] == "created"  # never listed: not counted
+        other = await hello_from(two, "203.0.113.50")
+        assert (await ask(other, create))["type"] == "created"
+        await b.send(json.dumps({"type": "join", "table": made[2]["table"], "name": "Ada"}))  # with its bot: full
+        while json.loads(await b.recv())["type"] != "snapshot":
+            pass
+        assert (await ask(a, create))["type"] == "created"
+        assert (await ask(b, create))["code"] == Code.OPEN_LIMIT
+    finally:
+        for ws in (a, b, other):
+            if ws is not None:
+                await ws.close()
+        sync_redis.delete(*sync_redis.scan_iter(match=f"{prefix}:*", count=1000))
 
 
 async def test_commands_past_the_rate_limit_write_no_log_lines(start_server: ServerFactory) -> None:

@@ -1,5 +1,5 @@
-"""The guard: the budget of new tables per client address, on a clock of the test's own, and the client's
-address behind a reverse proxy."""
+"""The guard: the budget of new tables per client address, on a clock of the test's own, what the cap of open
+tables counts against, and the client's address behind a reverse proxy."""
 
 from __future__ import annotations
 
@@ -38,6 +38,17 @@ def test_each_address_has_its_budget_and_loopback_is_exempt_unless_told(clock: C
     strict = Guard(Metrics(), max_per_ip=0, tables_per_minute=3, limit_loopback=True)
     assert [strict.may_create("127.0.0.1") for _ in range(4)] == [True, True, True, False]
     assert all(Guard(Metrics(), max_per_ip=0).may_create("203.0.113.7") for _ in range(100))  # 0: no cap
+
+
+def test_open_tables_count_against_the_address_an_ipv6_one_by_its_64_network() -> None:
+    """The store counts a creator's open tables under what ``open_cap`` names: an IPv6 client by its /64 network
+    (which one household is handed whole), loopback not at all unless told, no address nor a cap of 0 neither."""
+    guard = Guard(Metrics(), max_per_ip=0, open_tables=5)
+    assert guard.open_cap("2001:db8:5:6::1") == guard.open_cap("2001:db8:5:6:a:b:c:d") == ("2001:db8:5:6::/64", 5)
+    assert guard.open_cap("203.0.113.7") == ("203.0.113.7", 5)
+    assert guard.open_cap("127.0.0.1") is None and guard.open_cap(None) is None
+    assert Guard(Metrics(), max_per_ip=0, open_tables=5, limit_loopback=True).open_cap("127.0.0.1") == ("127.0.0.1", 5)
+    assert Guard(Metrics(), max_per_ip=0).open_cap("203.0.113.7") is None
 
 
 def test_updates_replayed_are_budgeted_per_address(clock: Clock) -> None:

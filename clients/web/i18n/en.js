@@ -119,6 +119,7 @@ export default {
   "error.busy": "The table was busy: try again.",
   "error.internal": "The server had a problem: try again.",
   "error.limit": "This page follows too many tables at once: reload it.",
+  "error.open_limit": "Your address has as many open tables waiting as it may: start or fill one of them, or create a private table.",
 
   "mansion.room.crypt": "Crypt",
   "mansion.room.graveyard": "Graveyard",

@@ -119,6 +119,7 @@ export default {
   "error.busy": "La table était occupée : réessayez.",
   "error.internal": "Le serveur a eu un problème : réessayez.",
   "error.limit": "Cette page suit trop de tables à la fois : rechargez-la.",
+  "error.open_limit": "Votre adresse a déjà autant de tables ouvertes en attente qu'elle le peut : lancez ou remplissez-en une, ou créez une table privée.",
 
   "mansion.room.crypt": "Crypte",
   "mansion.room.graveyard": "Cimetière",
