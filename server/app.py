@@ -25,7 +25,7 @@ from engine.registry import games
 from protocol.messages import PROTOCOL_VERSION, GameInfo, Limits, Welcome
 from server import http, preflight, redis_wire
 from server.autoplay import Autoplay
-from server.connection import Connection
+from server.connection import Connection, QuietCloses
 from server.guard import Guard
 from server.hub import Fanout
 from server.metrics import Metrics
@@ -76,6 +76,7 @@ class App:
         self.service = TableService(self.store, self.metrics, settings.away_grace)
         self.fanout = Fanout(self.store, self.redis, on_count=self.metrics.tables.set)
         self.autoplay = Autoplay(self.store, self.redis, self.service)
+        self.quiet = QuietCloses()
         self.guard = Guard(
             self.metrics,
             max_per_ip=settings.max_connections_per_ip,

@@ -6,6 +6,10 @@ a writer task, and a client that stops reading fills it and is cut off, so a slo
 of memory.  A replay (``watch``/``resume`` from an old ``last_seq``) is paced instead (``drain``): it sends each
 update once the socket has taken in the one before, so a client reading slowly but steadily gets all of it, and
 one that takes in nothing for ``send_timeout`` seconds is cut off.
+
+A connection's close is logged (``connection_closed``) when it took part (``Connection.noted``): held a seat, created
+a table, was refused something, or was cut off.  The others (a lobby listed, a table watched, a reconnect loop)
+are counted, and summed up in a line a minute (``QuietCloses``): 200 short connections wrote 400 lines.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import asyncio
 import contextlib
 import socket
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +52,7 @@ from protocol.messages import (
     Tables,
     Watch,
 )
-from server.guard import REPLAYS_PER_MINUTE, TokenBucket
+from server.guard import REPLAYS_PER_MINUTE, TokenBucket, counted_as
 from server.hub import Hub
 from server.service import seat_of, token_digest
 from server.store import Missing
@@ -56,6 +61,35 @@ if TYPE_CHECKING:
     from server.app import App
 
 log = structlog.get_logger("hauntd.conn")
+
+QUIET_SUMMARY_SECONDS = 60.0  # at most one ``quiet_connections_closed`` line in so long
+_PEERS = 4096  # addresses counted in one summary (a flood of distinct ones is counted whole, but not each)
+
+
+class QuietCloses:
+    """The connections closed that took part in nothing, summed up in one ``quiet_connections_closed`` line
+    (``count`` since the last one, over ``seconds``, the ``busiest`` address and its count), written at such a
+    close once ``QUIET_SUMMARY_SECONDS`` have passed since the last line: a client reconnecting in a loop is one
+    line a minute, not two lines a connection.  ``/metrics`` counts each one as it closes."""
+
+    def __init__(self) -> None:
+        self.peers: Counter[str] = Counter()
+        self.count = 0
+        self.since = time.monotonic()
+
+    def closed(self, client: str | None) -> None:
+        self.count += 1
+        peer = None if client is None else counted_as(client)
+        if peer is not None and (peer in self.peers or len(self.peers) < _PEERS):
+            self.peers[peer] += 1
+        now = time.monotonic()
+        if now - self.since < QUIET_SUMMARY_SECONDS:
+            return
+        busiest = self.peers.most_common(1)
+        fields = {"busiest": busiest[0][0], "busiest_count": busiest[0][1]} if busiest else {}
+        log.info("quiet_connections_closed", count=self.count, seconds=round(now - self.since), **fields)
+        self.peers.clear()
+        self.count, self.since = 0, now
 
 
 class _Close(tuple[int, str]):
@@ -81,6 +115,7 @@ class Connection:
         self.flushed = asyncio.Event()  # set when the writer finds the queue empty (``drain``)
         self.held: list[bytes] | None = None  # frames held back to go out in one write (``_holding``)
         self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
+        self.noted = False  # it took part (a seat, a table created, a refusal, cut off): its close is logged
         self.client = app.guard.client(ws)  # the address its budgets count against (behind a proxy: the client's)
         self.log = log.bind(peer=_peer(ws, self.client))
         _hold_little_unsent(ws)
@@ -121,6 +156,7 @@ class Connection:
     def _drop(self, reason: str) -> None:
         """Cut off a client that is not reading: its queue is full, or a replay waited ``send_timeout`` for it."""
         self.dead = True
+        self.noted = True
         self.app.metrics.dropped.inc()
         self.log.warning("slow_consumer_dropped", reason=reason, queued=self.queue.qsize())
         self.ws.transport.abort()
@@ -173,6 +209,7 @@ class Connection:
         self.send(codec.encode(msg))
 
     def error(self, code: Code, message: str, ref: str | None = None) -> None:
+        self.noted = True
         self.app.metrics.rejections.labels(code.value).inc()
         self.reply(Error(code=code.value, message=message, ref=ref))
 
@@ -220,14 +257,18 @@ class Connection:
                     await asyncio.wait_for(asyncio.shield(writer), 2.0)
                 writer.cancel()
             self.app.metrics.connections.dec()
-            # code: the close code received (1000 or 1001 the client left, or the server stopped; 1006 the
-            # network; 4408 idle; …), none if the server let the socket go before the close handshake ended
-            self.log.info(
-                "connection_closed",
-                frames=frames,
-                seconds=round(time.monotonic() - started, 3),
-                code=self.ws.close_code,
-            )
+            self.app.metrics.closed.labels("logged" if self.noted else "quiet").inc()
+            if self.noted:
+                # code: the close code received (1000 or 1001 the client left, or the server stopped; 1006 the
+                # network; 4408 idle; …), none if the server let the socket go before the close handshake ended
+                self.log.info(
+                    "connection_closed",
+                    frames=frames,
+                    seconds=round(time.monotonic() - started, 3),
+                    code=self.ws.close_code,
+                )
+            else:
+                self.app.quiet.closed(self.client)
 
     async def _frame(self, frame: str | bytes) -> bool:
         """Handle one frame; False when the connection must close.  Every frame counts against the rate limit,
@@ -272,6 +313,7 @@ class Connection:
         actions were: a player's resume refused ``auth``, a start ``already_started``, left no line at all), but
         past the rate limit it is only counted, so a client's lines are bounded by its allowance as its work is: one
         sending as fast as it could had the server write over 6,000 lines a second, all ``rate_limited``."""
+        self.noted = True
         if code is not Code.RATE_LIMITED:
             self.log.info("command_rejected", code=code.value, **_about(msg))
         if isinstance(msg, Act):
@@ -347,8 +389,7 @@ class Connection:
                 raise ProtocolError(Code.BAD_FIELD, "a hello resumes a seat with its table and token together")
             self.greeted = True
             self.reply(self.app.welcome(msg.ref))
-            self.log = self.log.bind(client=msg.client)
-            self.log.info("connection_opened")
+            self.log = self.log.bind(client=msg.client)  # (no line of its own: ``connection_closed`` ends a story)
             if msg.table is not None and msg.token is not None:
                 await self._resume(msg.table, msg.token, msg.last_seq, msg.ref)
         elif isinstance(msg, Act):
@@ -366,6 +407,7 @@ class Connection:
                 per_minute = self.app.guard.tables_per_minute
                 raise ProtocolError(Code.RATE_LIMITED, f"at most {per_minute:g} new tables a minute from one address")
             table = await service.create(msg, self.app.guard.open_cap(self.client))
+            self.noted = True
             self.created.add(table)
             self.reply(Created(table=table, ref=msg.ref))
         elif isinstance(msg, ListTables):
@@ -375,6 +417,7 @@ class Connection:
                 self._check_limit()
             async with self._table(msg.table) as hub:
                 seat, token, seq = await service.join(hub, msg)
+                self.noted = True
                 self.log.info("seat_taken", table=msg.table, seat=seat)
                 self.reply(Joined(table=msg.table, seat=seat, token=token, seq=seq, ref=msg.ref))
                 await self._follow(hub, seat, None, None, token)
@@ -410,6 +453,7 @@ class Connection:
             if back:
                 await self.app.service.back(hub, seat)
             await self._follow(hub, seat, last_seq, ref, token)
+        self.noted = True
         self.log.info("seat_resumed", table=table, seat=seat, last_seq=last_seq)
 
 

@@ -263,6 +263,7 @@ class Guard:
             now = time.monotonic()
             for conn in [c for c in self.live if now - c.seen > idle]:
                 self.live.discard(conn)
+                conn.noted = True
                 self.metrics.refused.labels("idle").inc()
                 conn.log.info("idle_closed", seconds=round(now - conn.seen, 1))
                 task = asyncio.create_task(conn.ws.close(IDLE_CLOSE, "idle"))

@@ -52,6 +52,13 @@ class Metrics:
             buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
             registry=self.registry,
         )
+        self.closed = Counter(
+            "hauntd_connections_closed",
+            "WebSocket connections closed: logged (it held a seat, created a table, was refused something or was "
+            "cut off: a connection_closed line) or quiet (counted in a quiet_connections_closed line a minute)",
+            ["kind"],
+            registry=self.registry,
+        )
         self.dropped = Counter("hauntd_slow_consumers", "Connections dropped for not reading", registry=self.registry)
         self.refused = Counter(
             "hauntd_refused_connections",

@@ -51,6 +51,7 @@ LOG_FIELDS = {"event", "level", "timestamp", "peer", "client", "table", "game", 
 LOG_FIELDS |= {"seq", "last_seq", "code", "cmd", "frames", "seconds", "away", "limit", "host", "ports", "server"}
 LOG_FIELDS |= {"games", "store", "key_prefix", "type"}  # (the store's URL, its password hidden; a command's type)
 LOG_FIELDS |= {"fix", "why", "maxmemory", "maxmemory_policy"}  # (server/preflight.py's warnings about the store)
+LOG_FIELDS |= {"count", "busiest", "busiest_count"}  # (the quiet connections' line a minute: server/connection.py)
 
 
 def wire(value: Any) -> Any:

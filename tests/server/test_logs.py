@@ -8,12 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+import structlog
 from websockets.asyncio.client import connect
 
 from clients.sdk import Client
+from server import connection
 from server.app import redacted
 from server.launch import ROOT
 from tests.server.conftest import ServerFactory
+from tests.server.test_http import get
 
 LOG_A_LOT = """
 import structlog
@@ -69,24 +73,78 @@ async def test_a_closed_connection_says_with_which_code(start_server: ServerFact
     """``connection_closed`` gave frames and seconds only: whether the client left (1000), its network dropped
     (1006) or the server cut it off (4408 idle, 1001 at its stop) was in no line but ``idle_closed``'s."""
     server = start_server("--idle-timeout", "0.5")
+    async with Client(server.url) as owner:
+        table = await owner.create("mansion", 3)
     hello = json.dumps({"type": "hello", "version": 1, "client": "{}"})
     for name in ("leaves", "drops", "idles"):
         ws = await connect(server.url)
         await ws.send(hello.replace("{}", name))
         await ws.recv()
-        if name == "leaves":
+        if name == "leaves":  # (a connection that held a seat: its close is logged)
+            await ws.send(json.dumps({"type": "join", "table": table, "name": name}))
+            await ws.recv()
             await ws.close()
         elif name == "drops":
+            await ws.send(json.dumps({"type": "join", "table": table, "name": name}))
+            await ws.recv()
             ws.transport.abort()
         else:
             await ws.wait_closed()
     codes: dict[object, object] = {}
     for _ in range(50):
-        codes = {line["client"]: line["code"] for line in server.log_lines() if line["event"] == "connection_closed"}
+        lines = [line for line in server.log_lines() if line["event"] == "connection_closed"]
+        codes = {line["client"]: line["code"] for line in lines if line["client"] != "hauntd-sdk"}  # (not owner's)
         if len(codes) == 3:
             break
         await asyncio.sleep(0.1)
     assert codes == {"leaves": 1000, "drops": 1006, "idles": 4408}
+
+
+async def test_short_connections_are_counted_not_logged_one_by_one(start_server: ServerFactory) -> None:
+    """Every connection wrote ``connection_opened`` and ``connection_closed``: a client reconnecting in a loop, or a
+    load of visitors listing the lobby, wrote 400 lines for 200 connections.  A close is logged when the connection
+    took part (a seat, a table created, a refusal, cut off); the others are counted in ``/metrics``."""
+    server = start_server()
+    hello = json.dumps({"type": "hello", "version": 1, "client": "loop"})
+    for _ in range(200):
+        async with connect(server.url) as ws:
+            await ws.send(hello)
+            await ws.recv()
+            await ws.send(json.dumps({"type": "list"}))
+            await ws.recv()
+    async with Client(server.url) as seated:
+        table = await seated.create("spook", 2)
+        await seated.join(table, "Ada")
+    refused = await connect(server.url)
+    await refused.send(json.dumps({"type": "ping"}))  # before hello: refused ``version``
+    await refused.recv()
+    await refused.close()
+    counted = [f'hauntd_connections_closed_total{{kind="{k}"}} {n}' for k, n in (("quiet", 200.0), ("logged", 2.0))]
+    for _ in range(100):  # (each close is counted once the server has seen it)
+        metrics = get(f"{server.http}/metrics")[1].decode()
+        if all(figure in metrics for figure in counted):
+            break
+        await asyncio.sleep(0.1)
+    assert all(figure in metrics for figure in counted), metrics
+    lines = server.log_lines()
+    closed = sorted(str(line.get("client")) for line in lines if line["event"] == "connection_closed")
+    assert closed == ["None", "hauntd-sdk"]
+    assert [line for line in lines if line.get("client") == "loop"] == []
+
+
+def test_quiet_closes_are_summed_up_once_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One ``quiet_connections_closed`` line a minute at most, naming the busiest address (an IPv6 one by its /64)."""
+    now = [1000.0]
+    monkeypatch.setattr(connection.time, "monotonic", lambda: now[0])
+    quiet = connection.QuietCloses()
+    with structlog.testing.capture_logs() as logged:
+        for i in range(300):
+            now[0] += 0.5
+            quiet.closed("203.0.113.9" if i % 3 else f"2001:db8::{i}")
+    assert [(line["count"], line["seconds"], line["busiest"], line["busiest_count"]) for line in logged] == [
+        (120, 60, "203.0.113.9", 80),
+        (120, 60, "203.0.113.9", 80),
+    ]
 
 
 def test_the_listening_line_names_the_store(start_server: ServerFactory, store_url: str) -> None:

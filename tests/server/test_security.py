@@ -203,8 +203,9 @@ async def test_behind_a_trusted_proxy_each_client_has_its_own_cap(start_server: 
         await via_proxy("203.0.113.5")
     assert caught.value.response.status_code == 429
     held += [await via_proxy("203.0.113.6"), *[await connect(proxied.url) for _ in range(3)]]  # the proxy's own
-    await held[0].send(json.dumps({"type": "hello", "version": 1}))
-    await held[0].recv()
+    for frame in ({"type": "hello", "version": 1}, {"type": "watch", "table": "nosuchtable"}):  # a line, not_found
+        await held[0].send(json.dumps(frame))
+        await held[0].recv()
     for ws in held:
         await ws.close()
     lines = proxied.log_path.read_text()
