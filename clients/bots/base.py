@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import random
+import sys
 from typing import Any, Protocol
 
 import msgspec
@@ -103,10 +105,15 @@ def get_strategy(game: str, name: str) -> Strategy:
 
 
 def load_strategy(game: str, spec: str) -> Strategy:
-    """A fresh instance of ``spec``: a built-in name of ``game`` (``get_strategy``) or ``module:Class``."""
+    """A fresh instance of ``spec``: a built-in name of ``game`` (``get_strategy``) or ``module:Class``, whose module
+    is importable from ``sys.path`` or the current directory."""
     if ":" not in spec:
         return get_strategy(game, spec)
     module, _, name = spec.partition(":")
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        # the installed ``hauntd`` command's path starts at its own folder, not here (``python -m`` adds it)
+        sys.path.append(here)
     strategy: type[Strategy] = getattr(importlib.import_module(module), name)
     return strategy()
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -128,3 +130,21 @@ def test_a_game_the_strategies_keep_from_ending_stops_the_bench() -> None:
     with pytest.raises(MatchStalled, match=r"^spook game of seed 1 not over after 50 actions: .*HuntsAndLetsGo"):
         play_match("spook", [HuntsAndLetsGo(), HuntsAndLetsGo()], 1, max_actions=50)
     assert play_match("spook", [HuntsAndLetsGo(), HuntsAndLetsGo()], 1, max_actions=500) is not None  # S11
+
+
+def test_a_strategy_of_ones_own_is_found_in_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README says ``module:Class`` is "importable from the current directory", which held under
+    ``python -m server.cli`` only: the installed ``hauntd`` command's ``sys.path`` starts at its own folder, and
+    ``hauntd bench bots --strategy mybot:MyBot`` beside ``mybot.py`` said "No module named 'mybot'"."""
+    (tmp_path / "ghbot_here.py").write_text(
+        "class Mine:\n    def choose(self, decision, rng):\n        return decision.legal[0]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    try:
+        assert strategy_option("ghbot_here:Mine") == "ghbot_here:Mine"
+        assert type(load_strategy("ghost-at-home", "ghbot_here:Mine")).__name__ == "Mine"
+    finally:
+        sys.modules.pop("ghbot_here", None)
