@@ -78,11 +78,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.kind == "bots":
         from clients.bots.arena import MatchStalled
-        from clients.bots.base import IllegalChoice
+        from clients.bots.base import StrategyFailed, failure_report
 
         try:
             print(json.dumps(bench_bots(args.game, args.seats, args.games, args.strategy, args.seed)))
-        except (IllegalChoice, MatchStalled) as exc:
+        except StrategyFailed as exc:
+            print(failure_report("hauntd bench bots", exc), file=sys.stderr)
+            return 1
+        except MatchStalled as exc:
             print(f"hauntd bench bots: {exc}", file=sys.stderr)
             return 1
         return 0

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from clients.bots.base import Decision, Strategy, decide
+from clients.bots.base import Decision, Strategy, StrategyFailed, decide
 from engine.contract import Result
 from engine.registry import get_game
 from engine.rng import seed_from_int
@@ -31,7 +31,8 @@ def play_match(
     max_actions: int = MAX_ACTIONS,
 ) -> Result:
     """One game with ``players[i]`` at seat ``i``; returns the engine's result, or raises ``MatchStalled`` after
-    ``max_actions`` actions (naming the last decisions) instead of playing for ever."""
+    ``max_actions`` actions (naming the last decisions) instead of playing for ever, and a strategy's
+    ``StrategyFailed`` with the game and its seed noted."""
     game = get_game(game_name)
     state = game.setup(len(players), seed_from_int(seed), game.decode_options(options or {}), f"arena-{seed}")
     rng = random.Random(seed)
@@ -46,7 +47,11 @@ def play_match(
             prompt=to_builtins(prompts[seat]),
             legal=to_builtins(game.legal_actions(state, seat)),
         )
-        choice = decide(players[seat], decision, rng)
+        try:
+            choice = decide(players[seat], decision, rng)
+        except StrategyFailed as exc:
+            exc.add_note(f"(the {game_name} game of seed {seed})")
+            raise
         game.apply(state, seat, game.action_from_builtins(choice))
         actions += 1
         if actions >= max_actions and game.result(state) is None:

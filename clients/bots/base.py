@@ -12,6 +12,7 @@ import importlib
 import os
 import random
 import sys
+import traceback
 from typing import Any, Protocol
 
 import msgspec
@@ -48,20 +49,41 @@ class Strategy(Protocol):
         ...
 
 
-class IllegalChoice(ValueError):
+class StrategyFailed(Exception):
+    """A strategy's ``choose`` raised (the exception it raised is the ``__cause__``): the message names the strategy,
+    the seat and the prompt it was asked, which its own traceback does not."""
+
+
+class IllegalChoice(StrategyFailed, ValueError):
     """A strategy's ``choose`` returned something that is none of ``decision.legal``."""
 
 
 def decide(strategy: Strategy, decision: Decision, rng: random.Random) -> dict[str, Any]:
     """``strategy.choose(decision, rng)``, checked: ``IllegalChoice`` when it is none of ``decision.legal``, as it
-    is (the server would refuse it, and the game would wait for that seat for ever)."""
-    action = strategy.choose(decision, rng)
+    is (the server would refuse it, and the game would wait for that seat for ever), ``StrategyFailed`` when it
+    raised."""
+    try:
+        action = strategy.choose(decision, rng)
+    except Exception as exc:
+        raise StrategyFailed(f"{type(strategy).__name__}.choose raised {exc!r} to {_asked(decision)}") from exc
     if action not in decision.legal:
         raise IllegalChoice(
-            f"{type(strategy).__name__}.choose returned {action!r} to seat {decision.seat}'s "
-            f"{decision.prompt.get('kind')!r} prompt: not one of decision.legal (return one of them, unchanged)"
+            f"{type(strategy).__name__}.choose returned {action!r} to {_asked(decision)}: not one of decision.legal "
+            "(return one of them, unchanged)"
         )
     return action
+
+
+def _asked(decision: Decision) -> str:
+    """The decision a failure names (built only then: ``decide`` runs for every action of every bot)."""
+    return f"seat {decision.seat}'s {decision.prompt.get('kind')!r} prompt"
+
+
+def failure_report(command: str, exc: StrategyFailed) -> str:
+    """What ``command`` writes on stderr when a strategy failed: the strategy's own traceback when it raised, then
+    one line naming the strategy, the seat and the prompt (and the notes added on the way: a bench's game)."""
+    cause = "".join(traceback.format_exception(exc.__cause__)) if exc.__cause__ is not None else ""
+    return cause + " ".join([f"{command}: {exc}", *getattr(exc, "__notes__", ())])
 
 
 class RandomStrategy:

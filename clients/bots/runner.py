@@ -17,7 +17,15 @@ import sys
 import time
 from typing import Any
 
-from clients.bots.base import Decision, IllegalChoice, Strategy, decide, load_strategy, strategy_option
+from clients.bots.base import (
+    Decision,
+    Strategy,
+    StrategyFailed,
+    decide,
+    failure_report,
+    load_strategy,
+    strategy_option,
+)
 from clients.sdk import Client, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Error, Events, GameOver, Rejected, ServerMsg, Snapshot
@@ -230,7 +238,10 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
             )
         )
-    except (ServerError, IllegalChoice) as exc:
+    except StrategyFailed as exc:
+        print(failure_report("hauntd bot", exc), file=sys.stderr)
+        return 1
+    except ServerError as exc:
         print(f"hauntd bot: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(summary))

@@ -114,7 +114,8 @@ async def test_a_table_whose_bots_fail_is_reported(server: ServerProcess, monkey
     monkeypatch.setattr(loadtest, "get_strategy", lambda game, name: Broken())
     plan = loadtest.Plan(server.url, tables=1, seats=2, game="spook", strategy="random", seed=1, game_timeout=60)
     report = await loadtest._load(plan, 1.0, False, Watched(None))
-    assert report["errors"] == {"RuntimeError": 1} and report["games_completed"] == 0
+    # (the bots' ``decide`` wraps it, naming the seat and the prompt, as ``StrategyFailed``)
+    assert report["errors"] == {"StrategyFailed": 1} and report["games_completed"] == 0
 
 
 async def test_memory_is_sampled_every_second_without_a_progress_line(server: ServerProcess) -> None:

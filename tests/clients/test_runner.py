@@ -109,4 +109,7 @@ async def test_a_strategy_s_own_key_error_is_not_reported_as_an_unknown_strategy
     command = [*HAUNTD, "bot", "--url", server.url, "--table", table, "--strategy", strategy, "--name", "me"]
     done = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 1 and "no strategy" not in done.stderr
-    assert done.stderr.rstrip().endswith("KeyError: 'collections'") and "in choose" in done.stderr
+    assert "KeyError: 'collections'" in done.stderr and "in choose" in done.stderr  # its own traceback
+    # then which seat and prompt (they were left to guess): seat 1, the first decision of the game (S8)
+    last = done.stderr.rstrip().rsplit("\n", 1)[-1]
+    assert last == "hauntd bot: LooksUpAMissingKey.choose raised KeyError('collections') to seat 1's 'draw' prompt"

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from clients.bots.base import Decision, IllegalChoice, catalog, load_strategy, strategy_option
+from clients.bots.base import Decision, IllegalChoice, StrategyFailed, catalog, load_strategy, strategy_option
 from engine.registry import games
 from protocol.messages import Events, PromptInfo, Snapshot
 from server.bench import bench_bots
@@ -36,6 +36,16 @@ class Flies:
 
 
 FLIES = f"{__name__}:Flies"
+
+
+class Raises:
+    """A strategy with a bug of its own."""
+
+    def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
+        return {}["oops"]  # type: ignore[no-any-return]
+
+
+RAISES = f"{__name__}:Raises"
 
 
 def test_a_decision_is_built_from_the_update_that_asks_it() -> None:
@@ -109,6 +119,28 @@ def test_the_bench_command_reports_an_illegal_choice_in_one_line(capsys: pytest.
     assert run(args) == 1
     err = capsys.readouterr().err
     assert err.startswith("hauntd bench bots: Flies.choose returned") and "not one of decision.legal" in err
+
+
+def test_a_strategy_that_raises_is_named_with_its_seat_prompt_and_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """``hauntd bench bots`` (and ``hauntd bot``) ended in the bare traceback of the strategy's exception: which
+    seat, which prompt (and which game, to replay it) was left to guess."""
+    from server.bench import run
+
+    with pytest.raises(
+        StrategyFailed, match=r"^Raises\.choose raised KeyError\('oops'\) to seat 0's 'turn' prompt"
+    ) as info:
+        bench_bots("ghost-at-home", 2, 2, RAISES, 7)
+    assert info.value.__notes__ == ["(the ghost-at-home game of seed 7)"]
+    args = argparse.Namespace(
+        kind="bots", game="ghost-at-home", seats=2, games=1, strategy=RAISES, seed=5, _usage_error=pytest.fail
+    )
+    assert run(args) == 1
+    err = capsys.readouterr().err
+    assert 'return {}["oops"]' in err  # the strategy's own traceback, then one line saying where it failed
+    assert err.rstrip().endswith(
+        "\nhauntd bench bots: Raises.choose raised KeyError('oops') to seat 0's 'turn' prompt "
+        "(the ghost-at-home game of seed 5)"
+    )
 
 
 class HuntsAndLetsGo:
