@@ -44,12 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "bots",
         help="measure a strategy's strength in in-process games (against random bots, or a cooperative table's)",
         description=(
-            "Competitive games: one STRATEGY bot against random bots, its seat rotating game by game; reports its "
-            "win rate (a shared win counts as a fraction) and random_expectation (1 / seats). Cooperative games "
-            "(spook): every seat is a STRATEGY bot and the table wins or loses as one (--seats 1: one bot alone); "
-            "STRATEGY_win_rate is the share of games that table won, random_win_rate the same for a table of "
-            "random bots on the same seeds (a person playing with bots is not measured). "
-            "ms_per_game times the STRATEGY's games only."
+            "Competitive games: one STRATEGY bot against AGAINST bots (default random), its seat rotating game by "
+            "game; reports its win rate (a shared win counts as a fraction) and random_expectation (1 / seats: "
+            "what a bot no better than the others gets). Cooperative games (spook): every seat is a STRATEGY bot and "
+            "the table wins or loses as one (--seats 1: one bot alone); STRATEGY_win_rate is the share of games "
+            "that table won, AGAINST_win_rate the same for a table of AGAINST bots on the same seeds (a person "
+            "playing with bots is not measured). ms_per_game times the STRATEGY's games only."
         ),
     )
     bots.add_argument("--game", default="mansion", choices=sorted(games()), help="rule set (default: mansion)")
@@ -59,9 +59,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--strategy",
         default="greedy",
         type=strategy_option,
-        help="strategy measured against random: a built-in name or your own module:Class (default: greedy)",
+        help="strategy measured: a built-in name or your own module:Class (default: greedy)",
     )
-    bots.add_argument("--seed", type=int, default=1, help="first game seed (default: 1)")
+    bots.add_argument(
+        "--against",
+        default="random",
+        type=strategy_option,
+        help="what the other seats play (a cooperative game: the table compared with): a built-in name or "
+        "module:Class (default: random)",
+    )
+    bots.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="first game seed: game i deals from seed+i, and the bots' choices draw from a random.Random(seed+i) "
+        "(default: 1)",
+    )
     bots.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
     bots.set_defaults(_usage_error=bots.error)
 
@@ -81,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         from clients.bots.base import StrategyFailed, failure_report
 
         try:
-            print(json.dumps(bench_bots(args.game, args.seats, args.games, args.strategy, args.seed)))
+            print(json.dumps(bench_bots(args.game, args.seats, args.games, args.strategy, args.seed, args.against)))
         except StrategyFailed as exc:
             print(failure_report("hauntd bench bots", exc), file=sys.stderr)
             return 1
@@ -116,7 +129,9 @@ def bench_engine(game_name: str, seats: int, n_games: int, first_seed: int) -> d
     }
 
 
-def bench_bots(game_name: str, seats: int, n_games: int, strategy: str, first_seed: int) -> dict[str, object]:
+def bench_bots(
+    game_name: str, seats: int, n_games: int, strategy: str, first_seed: int, against: str = "random"
+) -> dict[str, object]:
     """Strategy strength in in-process games; see the ``bots`` subcommand's description."""
     from clients.bots.arena import play_match
     from clients.bots.base import load_strategy
@@ -124,10 +139,10 @@ def bench_bots(game_name: str, seats: int, n_games: int, strategy: str, first_se
     started = time.perf_counter()
     cooperative = get_game(game_name).cooperative
     figures: dict[str, object] = {"game": game_name, "seats": seats, "games": n_games, "strategy": strategy}
-    figures["table"] = f"every seat {strategy}" if cooperative else f"1 seat {strategy}, the others random"
+    figures["table"] = f"every seat {strategy}" if cooperative else f"1 seat {strategy}, the others {against}"
     spent = 0.0  # in the strategy's games only
     if cooperative:
-        wins = {name: 0 for name in (strategy, "random")}
+        wins = {name: 0 for name in (strategy, against)}
         for i in range(n_games):
             for name in wins:
                 table = [load_strategy(game_name, name) for _ in range(seats)]
@@ -136,12 +151,12 @@ def bench_bots(game_name: str, seats: int, n_games: int, strategy: str, first_se
                 if name == strategy:
                     spent += time.perf_counter() - begun
                 wins[name] += bool(result.winners)
-        figures[f"{strategy}_win_rate"] = round(wins[strategy] / n_games, 4)
-        figures["random_win_rate"] = round(wins["random"] / n_games, 4)
+        for name, won in wins.items():
+            figures[f"{name}_win_rate"] = round(won / n_games, 4)
     else:
         share = 0.0
         for i in range(n_games):
-            players = [load_strategy(game_name, "random") for _ in range(seats)]
+            players = [load_strategy(game_name, against) for _ in range(seats)]
             seat = i % seats
             players[seat] = load_strategy(game_name, strategy)
             begun = time.perf_counter()

@@ -83,6 +83,20 @@ def test_bench_bots_says_which_table_it_measured_and_the_strategys_time_per_game
         assert 0 < 2 * float(str(figures["ms_per_game"])) <= 1000 * float(str(figures["seconds"])) + 10
 
 
+def test_the_bench_measures_a_strategy_against_any_other() -> None:
+    """``hauntd bench bots`` measured a strategy against random bots only: a bot author could not tell whether a
+    bot of their own beat the built-in ``greedy``."""
+    from server.cli import build_parser
+
+    assert build_parser().parse_args(["bench", "bots", "--against", ME]).against == ME
+    figures = bench_bots("ghost-at-home", 2, 2, "greedy", 1, against=ME)
+    assert figures["table"] == f"1 seat greedy, the others {ME}" and "greedy_win_rate" in figures
+    with pytest.raises(IllegalChoice, match=r"^Flies\.choose returned \{'type': 'fly'\} to seat 1's "):
+        bench_bots("ghost-at-home", 2, 1, "greedy", 1, against=FLIES)  # the others do play it
+    spook = bench_bots("spook", 1, 2, "greedy", 1, against=ME)  # a cooperative table compared with theirs
+    assert {"greedy_win_rate", f"{ME}_win_rate"} <= set(spook) and "random_win_rate" not in spook
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [
@@ -114,7 +128,14 @@ def test_the_bench_command_reports_an_illegal_choice_in_one_line(capsys: pytest.
     from server.bench import run
 
     args = argparse.Namespace(
-        kind="bots", game="mansion", seats=2, games=1, strategy=FLIES, seed=1, _usage_error=pytest.fail
+        kind="bots",
+        game="mansion",
+        seats=2,
+        games=1,
+        strategy=FLIES,
+        against="random",
+        seed=1,
+        _usage_error=pytest.fail,
     )
     assert run(args) == 1
     err = capsys.readouterr().err
@@ -132,7 +153,14 @@ def test_a_strategy_that_raises_is_named_with_its_seat_prompt_and_game(capsys: p
         bench_bots("ghost-at-home", 2, 2, RAISES, 7)
     assert info.value.__notes__ == ["(the ghost-at-home game of seed 7)"]
     args = argparse.Namespace(
-        kind="bots", game="ghost-at-home", seats=2, games=1, strategy=RAISES, seed=5, _usage_error=pytest.fail
+        kind="bots",
+        game="ghost-at-home",
+        seats=2,
+        games=1,
+        strategy=RAISES,
+        against="random",
+        seed=5,
+        _usage_error=pytest.fail,
     )
     assert run(args) == 1
     err = capsys.readouterr().err
