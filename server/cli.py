@@ -54,7 +54,10 @@ EXAMPLES: dict[str, list[str]] = {
         "hauntd bench latency --url ws://127.0.0.1:8765",
     ],
     "bench bots": ["hauntd bench bots --game ghost-at-home --strategy greedy --games 500"],
-    "bot": ["hauntd bot --url ws://127.0.0.1:8765 --table TABLE --strategy greedy"],
+    "bot": [
+        "hauntd bot --url ws://127.0.0.1:8765 --table TABLE --strategy greedy",
+        "hauntd bot --game ghost-at-home --seats 4 --strategy greedy   # a table of its own, 3 server-run bots",
+    ],
     "loadtest": [
         "hauntd loadtest --spawn --tables 50 --duration 20 > report.json   # a server of its own",
         "hauntd loadtest --url ws://127.0.0.1:8765 --tables 200 --game mix --progress",

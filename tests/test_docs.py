@@ -4,7 +4,12 @@
 
 import ast
 import asyncio
+import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,6 +66,38 @@ async def test_the_readme_s_sdk_example_plays_a_whole_game(server: ServerProcess
         example.replace("ws://127.0.0.1:8765", server.url), "README.md", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     )
     await asyncio.wait_for(eval(code, {}), 30)
+
+
+async def test_the_readme_s_bot_commands_run_as_written(server: ServerProcess, tmp_path: Path) -> None:
+    """Every command of "Writing a bot", run by the installed ``hauntd`` command (whose ``sys.path`` starts at its
+    own folder) beside a ``mybot.py``, with the test server's URL, a table of its for ``ID`` and fewer games: a
+    ``module:Class`` in the current directory was not found, nothing measured a bot against ``greedy``, and a bot
+    could not play without a table some other program had made."""
+    from clients.sdk import Client
+
+    block = (ROOT / "README.md").read_text().split("\n### Writing a bot\n", 1)[1].split("\n```sh\n", 1)[1]
+    (tmp_path / "mybot.py").write_text("from clients.bots.examples.homebody import Homebody as MyBot\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "hauntd").write_text("import sys\nfrom server.cli import main\nsys.exit(main())\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    async with Client(server.url) as owner:
+        table = await owner.create("ghost-at-home", 2, bots=1)
+    commands = [shlex.split(line, comments=True) for line in block.split("\n```", 1)[0].splitlines()]
+    assert [argv[:2] for argv in commands] == [["hauntd", "bench"]] * 2 + [["hauntd", "bot"]] * 2
+    for argv in commands:
+        argv = [server.url if word == "ws://127.0.0.1:8765" else table if word == "ID" else word for word in argv]
+        argv += ["--games", "10"] if argv[1] == "bench" else [] if "--url" in argv else ["--url", server.url]
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, str(tmp_path / "bin" / "hauntd"), *argv[1:]],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            env=env,
+        )
+        assert done.returncode == 0, (argv, done.stderr)
+        assert json.loads(done.stdout)["strategy"] in argv
 
 
 def test_the_readme_names_the_commands_that_take_a_strategy_of_your_own() -> None:

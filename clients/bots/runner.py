@@ -24,12 +24,13 @@ from clients.bots.base import (
     decide,
     failure_report,
     load_strategy,
+    strategy_names,
     strategy_option,
 )
 from clients.sdk import Client, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Error, Events, GameOver, Rejected, ServerMsg, Snapshot
-from server.cli import ws_url
+from server.cli import check_seats, ws_url
 
 # Rejections a bot meets through no fault of its own: another seat's simultaneous decision came first.
 HARMLESS = frozenset({"stale"})
@@ -195,11 +196,28 @@ async def run_bot(
         }
 
 
+async def bot_table(url: str, game: str, seats: int, bot_strategy: str) -> str:
+    """A new private table of ``game`` whose seats but the last are server-run bots playing ``bot_strategy``: a
+    table for one bot to play alone, with no other program to create it and fill it."""
+    async with Client(url, client="hauntd-bot") as client:
+        return await client.create(game, seats, private=True, bots=seats - 1, bot_strategy=bot_strategy)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--url", type=ws_url, default="ws://127.0.0.1:8765", help="server address (default: %(default)s)"
     )
-    parser.add_argument("--table", required=True, help="the table to join")
+    parser.add_argument(
+        "--table",
+        help="the table to join (default: create a private table of --game, every other seat a server-run bot)",
+    )
+    parser.add_argument("--seats", type=int, default=None, help="without --table: the new table's seats (default: 2)")
+    parser.add_argument(
+        "--bots-play",
+        choices=strategy_names(),
+        default=None,
+        help="without --table: the built-in strategy of the new table's server-run bots (default: greedy)",
+    )
     parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free one)")
     parser.add_argument(
         "--name", default=None, help="display name (default: the strategy's name, or its class's, and -bot)"
@@ -214,7 +232,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--game",
         default="auto",
         choices=["auto", *sorted(games())],
-        help="the game the table must play (default: auto, whatever it plays)",
+        help="the game the table must play, or the new table's without --table (default: auto, whatever it plays)",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the strategy's choices (default: random)")
 
@@ -226,18 +244,31 @@ def default_name(strategy: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        summary = asyncio.run(
-            run_bot(
-                args.url,
-                args.table,
-                seat=args.seat,
-                name=args.name or default_name(args.strategy),
-                strategy_name=args.strategy,
-                game=args.game,
-                seed=args.seed,
-            )
+    if args.table is None:
+        if args.game == "auto":
+            args._usage_error("give --table, or --game to create a table of that game")
+        check_seats(args._usage_error, args.game, 2 if args.seats is None else args.seats)
+    elif args.seats is not None or args.bots_play is not None:
+        args._usage_error("--seats and --bots-play are for a table the bot creates: leave out --table")
+
+    async def play() -> dict[str, Any]:
+        table = args.table
+        if table is None:
+            seats, bots_play = args.seats or 2, args.bots_play or "greedy"
+            table = await bot_table(args.url, args.game, seats, bots_play)
+            print(f"hauntd bot: created table {table}, {seats - 1} server-run {bots_play} bots", file=sys.stderr)
+        return await run_bot(
+            args.url,
+            table,
+            seat=args.seat,
+            name=args.name or default_name(args.strategy),
+            strategy_name=args.strategy,
+            game=args.game,
+            seed=args.seed,
         )
+
+    try:
+        summary = asyncio.run(play())
     except StrategyFailed as exc:
         print(failure_report("hauntd bot", exc), file=sys.stderr)
         return 1

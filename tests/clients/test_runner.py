@@ -113,3 +113,36 @@ async def test_a_strategy_s_own_key_error_is_not_reported_as_an_unknown_strategy
     # then which seat and prompt (they were left to guess): seat 1, the first decision of the game (S8)
     last = done.stderr.rstrip().rsplit("\n", 1)[-1]
     assert last == "hauntd bot: LooksUpAMissingKey.choose raised KeyError('collections') to seat 1's 'draw' prompt"
+
+
+async def test_the_bot_command_creates_a_table_of_its_own_with_server_run_bots(server: ServerProcess) -> None:
+    """``hauntd bot`` needed a ``--table``, and nothing on the command line made one: a bot author alone had to write
+    a program of their own to create a table with server-run bots before the bot could play."""
+    command = [*HAUNTD, "bot", "--url", server.url, "--game", "ghost-at-home", "--seats", "3", "--strategy", "greedy"]
+    done = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert done.stderr == f"hauntd bot: created table {summary['table']}, 2 server-run greedy bots\n"
+    assert summary["seat"] == 2 and len(summary["scores"]) == 3
+    async with Client(server.url) as spectator:
+        snapshot = await spectator.watch(summary["table"])
+    assert snapshot.private and snapshot.seats is not None
+    assert [seat.bot for seat in snapshot.seats] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        ([], "give --table, or --game to create a table of that game"),
+        (["--game", "mansion", "--seats", "9"], "argument --seats: mansion seats 2 to 6 players, not 9"),
+        (["--table", "T", "--bots-play", "random"], "--seats and --bots-play are for a table the bot creates"),
+    ],
+)
+def test_the_bot_command_says_what_a_table_of_its_own_needs(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from server.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["bot", "--url", "ws://127.0.0.1:9", *argv])
+    assert exited.value.code == 2 and f"hauntd bot: error: {says}" in capsys.readouterr().err
