@@ -196,11 +196,24 @@ async def run_bot(
         }
 
 
-async def bot_table(url: str, game: str, seats: int, bot_strategy: str) -> str:
-    """A new private table of ``game`` whose seats but the last are server-run bots playing ``bot_strategy``: a
-    table for one bot to play alone, with no other program to create it and fill it."""
+async def bot_table(url: str, game: str, seats: int, bot_strategy: str, options: dict[str, Any] | None = None) -> str:
+    """A new private table of ``game`` (with the game's ``options``) whose seats but the last are server-run bots
+    playing ``bot_strategy``: a table for one bot to play alone, with no other program to create it and fill it."""
     async with Client(url, client="hauntd-bot") as client:
-        return await client.create(game, seats, private=True, bots=seats - 1, bot_strategy=bot_strategy)
+        return await client.create(
+            game, seats, options=options, private=True, bots=seats - 1, bot_strategy=bot_strategy
+        )
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """The type of ``--options``: a JSON object."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"not a JSON object: {text!r}")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -217,6 +230,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=strategy_names(),
         default=None,
         help="without --table: the built-in strategy of the new table's server-run bots (default: greedy)",
+    )
+    parser.add_argument(
+        "--options",
+        type=json_object,
+        default=None,
+        help="without --table: the new table's game options as a JSON object, e.g. '{\"open_hands\": true}' for "
+        "spook (default: the game's; hauntd schema --game NAME lists them)",
     )
     parser.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first free one)")
     parser.add_argument(
@@ -248,14 +268,14 @@ def run(args: argparse.Namespace) -> int:
         if args.game == "auto":
             args._usage_error("give --table, or --game to create a table of that game")
         check_seats(args._usage_error, args.game, 2 if args.seats is None else args.seats)
-    elif args.seats is not None or args.bots_play is not None:
-        args._usage_error("--seats and --bots-play are for a table the bot creates: leave out --table")
+    elif args.seats is not None or args.bots_play is not None or args.options is not None:
+        args._usage_error("--seats, --bots-play and --options are for a table the bot creates: leave out --table")
 
     async def play() -> dict[str, Any]:
         table = args.table
         if table is None:
             seats, bots_play = args.seats or 2, args.bots_play or "greedy"
-            table = await bot_table(args.url, args.game, seats, bots_play)
+            table = await bot_table(args.url, args.game, seats, bots_play, args.options)
             print(f"hauntd bot: created table {table}, {seats - 1} server-run {bots_play} bots", file=sys.stderr)
         return await run_bot(
             args.url,

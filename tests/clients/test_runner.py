@@ -135,7 +135,9 @@ async def test_the_bot_command_creates_a_table_of_its_own_with_server_run_bots(s
     [
         ([], "give --table, or --game to create a table of that game"),
         (["--game", "mansion", "--seats", "9"], "argument --seats: mansion seats 2 to 6 players, not 9"),
-        (["--table", "T", "--bots-play", "random"], "--seats and --bots-play are for a table the bot creates"),
+        (["--table", "T", "--bots-play", "random"], "--seats, --bots-play and --options are for a table the bot"),
+        (["--game", "spook", "--options", "[1]"], "argument --options: not a JSON object: '[1]'"),
+        (["--game", "spook", "--options", "{open}"], "argument --options: not JSON: Expecting property name"),
     ],
 )
 def test_the_bot_command_says_what_a_table_of_its_own_needs(
@@ -146,3 +148,19 @@ def test_the_bot_command_says_what_a_table_of_its_own_needs(
     with pytest.raises(SystemExit) as exited:
         main(["bot", "--url", "ws://127.0.0.1:9", *argv])
     assert exited.value.code == 2 and f"hauntd bot: error: {says}" in capsys.readouterr().err
+
+
+async def test_a_table_the_bot_command_creates_takes_the_game_s_options(server: ServerProcess) -> None:
+    """A cooperative Spook bot sees its teammates' hands only at a table with ``open_hands``, which a table the bot
+    command created could not have."""
+    options = ["--game", "spook", "--options", '{"open_hands": true}', "--bots-play", "random", "--url", server.url]
+    command = [*HAUNTD, "bot", *options, "--strategy", "greedy"]
+    done = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    async with Client(server.url) as spectator:
+        snapshot = await spectator.watch(json.loads(done.stdout)["table"])
+    assert snapshot.view is not None and snapshot.view["open_hands"] is True
+    assert all(hand is not None for hand in snapshot.view["hands"])  # every hand shown, a spectator's view too
+    bad = [*HAUNTD, "bot", "--game", "spook", "--options", '{"open": 1}', "--url", server.url]
+    done = await asyncio.to_thread(subprocess.run, bad, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1 and done.stderr.startswith("hauntd bot: ") and "open" in done.stderr
