@@ -4,7 +4,9 @@ A bot decides only from what its connection receives: each update that asks it t
 actions and its view.  It acts with the update's ``seq``, so when several seats decide at once and another
 seat's action lands first, the server answers ``stale`` and the bot simply decides again from the next update.
 An action the server dropped for its rate limit (``rate_limited``) is sent again after a pause: no update follows.
-Reconnects are the SDK's: seats are resumed and unanswered actions re-sent (applied at most once).
+Reconnects are the SDK's: seats are resumed and unanswered actions re-sent (applied at most once); the SDK gives an
+action up after its ``request_timeout`` (15 s) without a server, and ``hauntd bot`` then sends it again, with the
+same command id, for as long as the server takes to come back.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import argparse
 import asyncio
 import json
 import random
+import secrets
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from clients.bots.base import (
@@ -55,6 +59,7 @@ class SeatBot:
         rng: random.Random,
         *,
         start: bool = False,
+        unreachable: Callable[[], None] | None = None,
     ) -> None:
         self.client = client
         self.table = table
@@ -62,6 +67,9 @@ class SeatBot:
         self.strategy = strategy
         self.rng = rng
         self.start = start  # start the game once every seat is taken
+        # with it, an action that got no reply while the server was out of reach (``TimeoutError``) is sent again,
+        # same command id, once ``unreachable()`` is called, rather than ending the game for the bot
+        self.unreachable = unreachable
         self.status = "lobby"
         self.actions = 0
         self.rejected: dict[str, int] = {}
@@ -126,10 +134,17 @@ class SeatBot:
         if decision is None:
             return
         action = decide(self.strategy, decision, self.rng)
+        cmd = None if self.unreachable is None else secrets.token_urlsafe(12)  # (the same for each retry)
         while True:
-            sent = time.perf_counter()
+            sent, reconnects = time.perf_counter(), self.client.reconnects
             self.sending(msg.seq, sent)
-            outcome = await self.client.act(self.table, action, seq=msg.seq)
+            try:
+                outcome = await self.client.act(self.table, action, cmd=cmd, seq=msg.seq)
+            except TimeoutError:
+                if self.unreachable is None or (self.client.connected and self.client.reconnects == reconnects):
+                    raise
+                self.unreachable()  # sent again once the SDK has reconnected: applied at most once
+                continue
             self.acted(msg.seq, sent, outcome)
             if isinstance(outcome, Accepted):
                 self.actions += 1
@@ -157,6 +172,11 @@ class SeatBot:
                     raise
 
 
+def waiting() -> None:
+    """What ``hauntd bot`` says while the server is out of reach (the SDK keeps reconnecting, with backoff)."""
+    print("hauntd bot: the server is out of reach; waiting for it (Ctrl-C to stop)", file=sys.stderr)
+
+
 async def run_bot(
     url: str,
     table: str,
@@ -181,7 +201,7 @@ async def run_bot(
         except KeyError:  # a built-in name of another game only
             await client.leave(table)
             raise ServerError("bad_option", f"no {first.game} strategy {strategy_name!r}") from None
-        bot = SeatBot(client, table, held.seat, strategy, random.Random(seed), start=True)
+        bot = SeatBot(client, table, held.seat, strategy, random.Random(seed), start=True, unreachable=waiting)
         over = await bot.handle(first) or await bot.play()
         return {
             "table": table,

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from clients.bots.base import Decision, IllegalChoice
-from clients.bots.runner import run_bot
+from clients.bots.ghost_at_home import GreedyGhostAtHome
+from clients.bots.runner import SeatBot, run_bot
 from clients.sdk import Client
 from server.launch import ROOT
 from tests.server.conftest import ServerProcess
@@ -164,3 +165,42 @@ async def test_a_table_the_bot_command_creates_takes_the_game_s_options(server: 
     bad = [*HAUNTD, "bot", "--game", "spook", "--options", '{"open": 1}', "--url", server.url]
     done = await asyncio.to_thread(subprocess.run, bad, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 1 and done.stderr.startswith("hauntd bot: ") and "open" in done.stderr
+
+
+async def test_a_bot_waits_for_a_server_down_longer_than_a_request_lasts(server: ServerProcess) -> None:
+    """``hauntd bot`` ended with "no reply in time" (exit status 1) when the server stayed down past the SDK's
+    ``request_timeout`` while the bot's action was in flight: the seat was left for ever to a game that waited."""
+    restart: list[asyncio.Task[None]] = []
+
+    class KillsTheServer(GreedyGhostAtHome):
+        """Greedy, but its third decision kills the server, which comes back 1 s later."""
+
+        decisions = 0
+
+        def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
+            self.decisions += 1
+            if self.decisions == 3:
+                server.kill()
+                restart.append(asyncio.get_running_loop().create_task(back_in(1.0)))
+            return super().choose(decision, rng)
+
+    async def back_in(seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        await server.start_async()
+
+    waits: list[None] = []
+    async with Client(server.url, request_timeout=0.3) as client:
+        table = await client.create("ghost-at-home", 2, bots=1, bot_strategy="random")
+        held = await client.join(table, "me")
+        bot = SeatBot(
+            client,
+            table,
+            held.seat,
+            KillsTheServer(),
+            random.Random(1),
+            start=True,
+            unreachable=lambda: waits.append(None),
+        )
+        over = await asyncio.wait_for(bot.play(), 60)
+    assert restart and waits  # the server was down past a request's time, and the bot waited for it
+    assert over.table == table and len(over.result["scores"]) == 2 and client.reconnects >= 1
