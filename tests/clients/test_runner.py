@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -125,6 +126,8 @@ async def test_the_bot_command_creates_a_table_of_its_own_with_server_run_bots(s
     summary = json.loads(done.stdout)
     assert done.stderr == f"hauntd bot: created table {summary['table']}, 2 server-run greedy bots\n"
     assert summary["seat"] == 2 and len(summary["scores"]) == 3
+    said = (ROOT / "README.md").read_text().split("prints its summary as JSON (", 1)[1].split(")", 1)[0]
+    assert set(summary) == set(re.findall(r"`(\w+)`", said)) - {"stale"}  # the fields the README lists
     async with Client(server.url) as spectator:
         snapshot = await spectator.watch(summary["table"])
     assert snapshot.private and snapshot.seats is not None
