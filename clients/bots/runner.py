@@ -287,6 +287,8 @@ def run(args: argparse.Namespace) -> int:
     if args.table is None:
         if args.game == "auto":
             args._usage_error("give --table, or --game to create a table of that game")
+        if args.seat is not None:
+            args._usage_error("--seat is for --table: a table the bot creates leaves it the last seat")
         check_seats(args._usage_error, args.game, 2 if args.seats is None else args.seats)
     elif args.seats is not None or args.bots_play is not None or args.options is not None:
         args._usage_error("--seats, --bots-play and --options are for a table the bot creates: leave out --table")

@@ -141,6 +141,7 @@ async def test_the_bot_command_creates_a_table_of_its_own_with_server_run_bots(s
         (["--game", "mansion", "--seats", "9"], "argument --seats: mansion seats 2 to 6 players, not 9"),
         (["--table", "T", "--bots-play", "random"], "--seats, --bots-play and --options are for a table the bot"),
         (["--game", "spook", "--options", "[1]"], "argument --options: not a JSON object: '[1]'"),
+        (["--game", "spook", "--seat", "0"], "--seat is for --table: a table the bot creates leaves it the last seat"),
         (["--game", "spook", "--options", "{open}"], "argument --options: not JSON: Expecting property name"),
     ],
 )
