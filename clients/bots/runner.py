@@ -298,7 +298,8 @@ def run(args: argparse.Namespace) -> int:
         if table is None:
             seats, bots_play = args.seats or 2, args.bots_play or "greedy"
             table = await bot_table(args.url, args.game, seats, bots_play, args.options)
-            print(f"hauntd bot: created table {table}, {seats - 1} server-run {bots_play} bots", file=sys.stderr)
+            bots = f"{seats - 1} server-run {bots_play} bot{'s' * (seats != 2)}"
+            print(f"hauntd bot: created table {table}, {bots}", file=sys.stderr)
         return await run_bot(
             args.url,
             table,
