@@ -55,7 +55,7 @@ from protocol.messages import (
 from server.guard import REPLAYS_PER_MINUTE, TokenBucket, counted_as
 from server.hub import Hub
 from server.service import seat_of, token_digest
-from server.store import Missing
+from server.store import Missing, TooNew
 
 if TYPE_CHECKING:
     from server.app import App
@@ -302,6 +302,9 @@ class Connection:
             self._refuse(msg, exc.code, exc.message)
         except Missing as exc:  # the table is not stored (never was, or expired: its hub, if any, is ended)
             self._refuse(msg, Code.NOT_FOUND, f"no table {exc}")
+        except TooNew as exc:  # versions are mixed (a rolling upgrade) or were rolled back: another server may serve it
+            self.app.store.failed(self.log, "command_failed", exc, **_about(msg))
+            self._refuse(msg, Code.INTERNAL, f"{exc}: send it again")
         except Exception as exc:
             self.app.store.failed(self.log, "command_failed", exc, **_about(msg))
             again = " with the same cmd (applied at most once)" if isinstance(msg, Act) else ""

@@ -35,9 +35,11 @@ from server.store import (
     Record,
     Store,
     TableMeta,
+    TooNew,
     decode_batch,
     decode_meta,
     decode_notice,
+    readable,
 )
 
 log = structlog.get_logger("hauntd.hub")
@@ -546,6 +548,7 @@ class Fanout:
             notice = decode_notice(data)
             if notice.origin and notice.origin == self.store.origin:
                 return  # this process made the change and delivers it itself
+            readable(hub.table, notice.format)  # (a newer hauntd's: not delivered from here)
             batch = decode_batch(notice.batch)
             record = Record(batch.seq, decode_meta(notice.meta), notice.state)
             await hub.advance(record, batch)
@@ -574,8 +577,12 @@ class Fanout:
                 elif seq < seen:
                     hub.lost(stored=seq)
                 elif seq > hub.seq and hub.meta.status != "over":  # (a finished table is final)
-                    with contextlib.suppress(Missing):  # gone since: ``lost`` has run
+                    try:
                         await hub.advance(await hub.load(), None)
+                    except Missing:
+                        pass  # gone since: ``lost`` has run
+                    except TooNew as exc:  # one table a newer hauntd now serves: the others are caught up still
+                        self.store.failed(log, "resync_failed", exc, table=hub.table)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -3,7 +3,7 @@
 Keys of table ``ID`` share the hash tag ``{t:ID}`` so one Lua script touches one Cluster slot:
 
 * ``{t:ID}``      hash: ``seq`` (last committed update, 0 = created), ``meta`` (``TableMeta``, MessagePack),
-                  ``state`` (``game.encode_state``, absent before the start)
+                  ``state`` (``game.encode_state``, absent before the start), ``format`` (``STORE_FORMAT``)
 * ``{t:ID}:log``  Stream: entry ``<seq>-0`` holds field ``b``, the update's ``Batch`` (full, unredacted events,
                   who acted and the command key)
 * ``{t:ID}:cmd``  hash: command key → the ``seq`` it committed as (at-most-once ``act``)
@@ -16,6 +16,10 @@ delivers to its own followers, so a table played on one process costs no notice 
 (a time limit or server-run bots) the same step sets its entry in ``due`` (``server/schedule.py``), so the
 schedule always matches the committed record: that one global key is why the store wants a single Redis (or
 primary), not a Cluster.
+
+Every table is stamped with the ``STORE_FORMAT`` of the server that last wrote it, and a server refuses (``TooNew``)
+to read or write one stamped newer than its own: after a rollback an older server neither misreads what a newer
+one wrote nor writes it back without the fields it does not know.
 
 Every key and channel begins with the deployment's prefix (``Keys``, ``serve --key-prefix NAME``: ``NAME:``, none
 by default), so deployments sharing one Redis (staging and production) never touch each other's tables.
@@ -46,6 +50,13 @@ STORE_DOWN = (RedisConnectionError, RedisTimeoutError, BusyLoadingError)
 # failed over elsewhere).  The operator's to fix, not a bug: logged without a traceback too.
 STORE_REFUSES = (OutOfMemoryError, ReadOnlyError)
 
+STORE_FORMAT = 1
+"""The shape of what this version stores: ``TableMeta``, ``Batch``, ``Notice`` and every game's state, actions and
+events.  Raise it with any change to them that the version before would misread or drop: msgspec fills a field it
+misses from its default (or fails when it has none) and ignores one it does not know, so a renamed, removed or
+retyped field, or a new field that matters, is misread, and one the older version writes back is lost.  A version
+reads every format up to its own (converting older ones) and refuses newer ones.  A table with no stamp was
+written before the stamp was: format 1."""
 TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
 LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
 LOBBY_READ_SECONDS = 1.0
@@ -59,9 +70,12 @@ QUIET = 5.0  # seconds between two lines of one failure (an event, at a table) w
 
 
 def failure_kind(exc: BaseException) -> str:
-    """``store_down``, ``store_refused`` (``STORE_DOWN``, ``STORE_REFUSES``) or ``error``: anything else, a bug."""
+    """``store_down``, ``store_refused`` (``STORE_DOWN``, ``STORE_REFUSES``), ``too_new`` (``TooNew``: a newer
+    hauntd's table, met while versions are mixed or after a rollback) or ``error``: anything else, a bug."""
     if isinstance(exc, STORE_DOWN):
         return "store_down"
+    if isinstance(exc, TooNew):
+        return "too_new"
     return "store_refused" if isinstance(exc, STORE_REFUSES) else "error"
 
 
@@ -219,13 +233,15 @@ class Batch(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class Notice(msgspec.Struct, array_like=True):
-    """What the commit publishes: enough for every process to fan the update out without reading Redis, and
-    which process made the change (that one has delivered it already)."""
+    """What the commit publishes: enough for every process to fan the update out without reading Redis, which
+    process made the change (that one has delivered it already) and in which ``STORE_FORMAT`` (1 when left out,
+    by a version before the stamp)."""
 
     batch: bytes
     meta: bytes
     state: bytes
     origin: str = ""
+    format: int = 1
 
 
 @dataclass(slots=True)
@@ -257,6 +273,24 @@ class Crowded(Exception):
         self.cap = cap
 
 
+class TooNew(Exception):
+    """The table was last written by a newer hauntd, in a format this one does not read (``STORE_FORMAT``): it is
+    neither read nor written here.  The message names the table and the two formats, nothing of the game."""
+
+    def __init__(self, table: str, format: int) -> None:
+        super().__init__(
+            f"table {table} is stored in format {format}, newer than this server's {STORE_FORMAT}: a newer hauntd "
+            "serves it"
+        )
+        self.table, self.format = table, format
+
+
+def readable(table: str, format: bytes | int | None) -> None:
+    """Raise ``TooNew`` unless this version reads a table stamped ``format`` (None: not stamped, format 1)."""
+    if format is not None and int(format) > STORE_FORMAT:
+        raise TooNew(table, int(format))
+
+
 _meta_encoder = msgspec.msgpack.Encoder()
 _meta_decoder = msgspec.msgpack.Decoder(TableMeta)
 _batch_decoder = msgspec.msgpack.Decoder(Batch)
@@ -280,13 +314,14 @@ def decode_notice(data: bytes) -> Notice:
 
 
 # KEYS: record, log, cmds [, due].  ARGV: expected seq, meta, state ('' keeps it), batch, command key ('' none),
-# channel, origin, listeners of the channel that need no notice (0 or 1: the committing process), ttl
+# channel, origin, listeners of the channel that need no notice (0 or 1: the committing process), ttl, format
 # [, table id, due score ('' removes the table from due)].  Returns {1, seq} committed, {0, seq} conflict,
-# {-1, seq} command already committed, {-2, 0} no such table.  The notice is a MessagePack array of three bin
-# fields and a str: ``Notice``.
+# {-1, seq} command already committed, {-2, 0} no such table, {-3, format} the table is stored in a newer format.
+# The notice is a MessagePack array of three bin fields, a str and a positive fixint: ``Notice``.
 _COMMIT = r"""
-local cur = redis.call('HGET', KEYS[1], 'seq')
+local cur, fmt = unpack(redis.call('HMGET', KEYS[1], 'seq', 'format'))
 if not cur then return {-2, 0} end
+if fmt and tonumber(fmt) > tonumber(ARGV[10]) then return {-3, tonumber(fmt)} end
 cur = tonumber(cur)
 if ARGV[5] ~= '' then
   local prev = redis.call('HGET', KEYS[3], ARGV[5])
@@ -295,9 +330,9 @@ end
 if cur ~= tonumber(ARGV[1]) then return {0, cur} end
 local seq = cur + 1
 if ARGV[3] ~= '' then
-  redis.call('HSET', KEYS[1], 'seq', seq, 'meta', ARGV[2], 'state', ARGV[3])
+  redis.call('HSET', KEYS[1], 'seq', seq, 'meta', ARGV[2], 'state', ARGV[3], 'format', ARGV[10])
 else
-  redis.call('HSET', KEYS[1], 'seq', seq, 'meta', ARGV[2])
+  redis.call('HSET', KEYS[1], 'seq', seq, 'meta', ARGV[2], 'format', ARGV[10])
 end
 redis.call('XADD', KEYS[2], seq .. '-0', 'b', ARGV[4])
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], seq) end
@@ -306,18 +341,20 @@ redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
 if KEYS[4] then
-  if ARGV[11] ~= '' then redis.call('ZADD', KEYS[4], ARGV[11], ARGV[10]) else redis.call('ZREM', KEYS[4], ARGV[10]) end
+  if ARGV[12] ~= '' then redis.call('ZADD', KEYS[4], ARGV[12], ARGV[11]) else redis.call('ZREM', KEYS[4], ARGV[11]) end
 end
 if redis.call('PUBSUB', 'NUMSUB', ARGV[6])[2] > tonumber(ARGV[8]) then
   local function bin(s) return '\198' .. struct.pack('>I4', #s) .. s end
   local function str(s) return '\217' .. string.char(#s) .. s end
-  redis.call('PUBLISH', ARGV[6], '\148' .. bin(ARGV[4]) .. bin(ARGV[2]) .. bin(ARGV[3]) .. str(ARGV[7]))
+  local format = string.char(tonumber(ARGV[10]))
+  redis.call('PUBLISH', ARGV[6], '\149' .. bin(ARGV[4]) .. bin(ARGV[2]) .. bin(ARGV[3]) .. str(ARGV[7]) .. format)
 end
 return {1, seq}
 """
 
 # KEYS: record, open index, the create command's key ('' none), the creator's open tables ('' no cap).  ARGV: meta,
-# ttl, table id, its score in the open index ('' private: not listed), the cap, the oldest score still open.
+# ttl, table id, its score in the open index ('' private: not listed), the cap, the oldest score still open,
+# format.
 # Returns 1 created, 0 the id is taken, -1 the creator has its cap of open tables, or the id of the table the same
 # create command made before.  A table still at seq 0 holding this very meta (its ``created`` time included) was
 # made by this very call: run again after its reply was lost, it answers 1 again.  The creator's open tables are
@@ -341,7 +378,7 @@ if KEYS[4] ~= '' then
   end
   if open >= tonumber(ARGV[5]) then return -1 end
 end
-redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1])
+redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1], 'format', ARGV[7])
 redis.call('EXPIRE', KEYS[1], ttl)
 if KEYS[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'EX', ttl) end
 if ARGV[4] ~= '' then
@@ -458,7 +495,8 @@ class Store:
         keys = [self.keys.record(table), self.keys.open, "" if command is None else self.keys.created(command), counted]
         listed = "" if meta.private else repr(meta.created)
         limit = cap[1] if cap is not None else 0
-        args: list[bytes | str | float] = [encode(meta), LOBBY_TTL, table, listed, limit, time.time() - LOBBY_TTL]
+        oldest = time.time() - LOBBY_TTL
+        args: list[bytes | str | float] = [encode(meta), LOBBY_TTL, table, listed, limit, oldest, STORE_FORMAT]
         created = await self._create(keys=keys, args=args)
         if created == 0:
             return None
@@ -469,9 +507,11 @@ class Store:
         return (table, True) if created == 1 else (bytes(created).decode(), False)
 
     async def load(self, table: str) -> Record:
-        seq, meta, state = await self.redis.hmget(self.keys.record(table), "seq", "meta", "state")
+        """The stored record.  Raises ``Missing``, or ``TooNew`` for a table a newer hauntd wrote."""
+        seq, meta, state, format = await self.redis.hmget(self.keys.record(table), "seq", "meta", "state", "format")
         if seq is None or meta is None:
             raise Missing(table)
+        readable(table, format)
         return Record(int(seq), decode_meta(meta), state or b"")
 
     async def commit(
@@ -486,10 +526,11 @@ class Store:
         local: bool = True,
     ) -> tuple[int, bool]:
         """Commit ``batch`` as update ``expected + 1``.  Returns ``(seq, fresh)``: ``fresh`` is False when
-        ``command`` had already committed (as ``seq``).  Raises ``Conflict`` or ``Missing``.  ``local``: the
-        caller holds the table's hub (so this process listens on its channel) and delivers the update to this
-        process's followers itself: a notice goes out only for other processes, and tells this one to skip it.
-        Otherwise this process's fan-out delivers it from the notice like any other."""
+        ``command`` had already committed (as ``seq``).  Raises ``Conflict``, ``Missing`` or ``TooNew`` (a newer
+        hauntd wrote the table since this process read it: nothing is written over what it does not know).
+        ``local``: the caller holds the table's hub (so this process listens on its channel) and delivers the update
+        to this process's followers itself: a notice goes out only for other processes, and tells this one to skip
+        it.  Otherwise this process's fan-out delivers it from the notice like any other."""
         meta_bytes = encode(meta)
         batch.cmd = command  # logged with the update, so the log alone shows each command committed once
         batch_bytes = encode(batch)
@@ -504,6 +545,7 @@ class Store:
             self.origin if local else "",
             1 if local else 0,
             LOBBY_TTL if meta.status == "lobby" else TABLE_TTL,
+            STORE_FORMAT,
         ]
         due = meta.due()
         if meta.scheduled:
@@ -518,6 +560,8 @@ class Store:
             return int(seq), False
         if status == 0:
             raise Conflict(int(seq))
+        if status == -3:
+            raise TooNew(table, int(seq))
         raise Missing(table)
 
     async def seqs(self, tables: list[str]) -> list[int | None]:
@@ -608,11 +652,13 @@ class Store:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for table in ids:
-                pipe.hmget(self.keys.record(table), "seq", "meta")
+                pipe.hmget(self.keys.record(table), "seq", "meta", "format")
             rows = await pipe.execute()
         found: list[tuple[str, int, TableMeta]] = []
         stale: list[str] = []
-        for table, (seq, raw) in zip(ids, rows, strict=True):
+        for table, (seq, raw, format) in zip(ids, rows, strict=True):
+            if format is not None and int(format) > STORE_FORMAT:
+                continue  # a newer hauntd's table: listed by the servers that read it
             meta = decode_meta(raw) if raw is not None else None
             if meta is None or meta.status != "lobby" or None not in meta.names:
                 stale.append(table)

@@ -35,7 +35,7 @@ from engine.registry import get_game
 from server import cli
 from server.app import env_redis_url, redacted
 from server.preflight import reach
-from server.store import NO_ACTION, NO_EVENTS, Batch, Keys, Missing, Record, Store, TableMeta, encode
+from server.store import NO_ACTION, NO_EVENTS, Batch, Keys, Missing, Record, Store, TableMeta, TooNew, encode
 
 
 @dataclass
@@ -167,6 +167,8 @@ async def verify_table(store: Store, table: str) -> Verdict:
         stored = await logged(store, table)
     except msgspec.DecodeError as exc:
         return Verdict(table, problems=[f"the table's record or log does not decode ({exc})"])
+    except TooNew as exc:
+        return Verdict(table, problems=[f"{exc}: verify it with that version"])
     return judge(table, stored)
 
 

@@ -1,0 +1,114 @@
+"""Upgrades and rollbacks: a table written by a newer hauntd (its ``format`` stamp past ``STORE_FORMAT``) is
+neither misread nor written over by an older one; a table written before the stamp existed is read as format 1.
+
+A newer hauntd is simulated by what it would leave in the store: the stamp raised, and a record whose shape the
+older code cannot take (a required field renamed: msgspec fails on it, where a field it merely does not know would
+be dropped without a word)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import msgspec
+import pytest
+import redis
+
+from protocol.messages import Create, Join
+from server.store import DUE, OPEN_TABLES, STORE_FORMAT, Batch, TooNew, key
+from server.verify import verify_table
+from tests.server.conftest import ServerFactory
+from tests.server.players import close, play, seat_players
+from tests.server.test_expiry import ask, in_process, raw
+
+NEWER = STORE_FORMAT + 1
+
+
+def as_newer(sync_redis: redis.Redis, table: str) -> dict[bytes, bytes]:
+    """Leave ``table`` as a newer hauntd would have: stamped ``NEWER``, a required field of its record renamed.
+    Returns its hash, which an older server must leave as it is."""
+    meta = msgspec.msgpack.decode(sync_redis.hget(key(table), "meta"))
+    meta["players"] = meta.pop("seats")
+    sync_redis.hset(key(table), mapping={"format": NEWER, "meta": msgspec.msgpack.encode(meta)})
+    return sync_redis.hgetall(key(table))
+
+
+async def test_an_older_server_refuses_a_newer_ones_table_typed_logged_and_unchanged(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """After a rollback: every command about the table, and its deadline, is refused with a message naming the
+    two formats (no traceback, no error line, nothing of the game), and the table stays as the newer one left it.
+    Before the stamp the older server failed in msgspec: an ``internal`` "server fault" and a traceback for each
+    command, and one every lease (5 s) from every process for its deadline, for ever."""
+    first = start_server()
+    table, players = await seat_players([first.url], seed=7)
+    token = players[0].client.seats[table].token
+    try:
+        await play(players, stop_at=10)
+    finally:
+        await close(players)
+    first.kill(signal.SIGTERM)  # (rolled back: the newer server is gone)
+    stored = as_newer(sync_redis, table)
+    sync_redis.zadd(DUE, {table: 0})  # a deadline falls due: the older server's autoplay claims it
+    older = start_server()  # (a process that never read the table)
+    ws = await raw(older.url)
+    try:
+        resumed, _ = await ask(ws, {"type": "resume", "table": table, "token": token, "last_seq": 0}, "r")
+        acted, _ = await ask(ws, {"type": "act", "table": table, "token": token, "cmd": "x", "action": {}}, "a")
+    finally:
+        await ws.close()
+    said = f"table {table} is stored in format {NEWER}, newer than this server's {STORE_FORMAT}: a newer hauntd "
+    assert resumed["type"] == "error" and resumed["code"] == "internal"
+    assert resumed["message"] == said + "serves it: send it again"
+    assert acted["type"] == "rejected" and acted["code"] == "internal" and acted["message"] == resumed["message"]
+    await asyncio.sleep(1.0)  # the autoplay's polls (every 0.25 s)
+    assert sync_redis.hgetall(key(table)) == stored
+    lines = older.log_lines()
+    assert [line for line in lines if line.get("level") == "error" or "exception" in line] == []
+    refused = [line for line in lines if "too_new" in line]
+    assert {line["event"] for line in refused} == {"command_failed", "deadline_failed"}
+    assert all(line["level"] == "warning" and line["table"] == table for line in refused)
+
+
+async def test_a_commit_over_a_newer_ones_table_is_refused(store_url: str, sync_redis: redis.Redis) -> None:
+    """An older process holding the table as it read it (its hub) while a newer one commits to it: the
+    compare-and-set on ``seq`` alone would let its next commit through when it caught up from the newer one's
+    notice, writing the record back without what it does not know."""
+    async with in_process(store_url) as (fanout, service):
+        table = await service.create(Create(game="mansion", seats=2))
+        record = await service.store.load(table)
+        stored = as_newer(sync_redis, table)
+        meta = msgspec.structs.replace(record.meta, names=["Ada", None])
+        with pytest.raises(TooNew) as refused:
+            await service.store.commit(table, record.seq, meta, None, Batch(seq=1, at=0.0))
+        assert refused.value.format == NEWER
+        assert sync_redis.hgetall(key(table)) == stored
+        with pytest.raises(TooNew):
+            await service.store.load(table)
+        assert fanout.hubs == {}
+        verdict = await verify_table(service.store, table)
+        assert verdict.problems == [f"{refused.value}: verify it with that version"] and not verdict.ok
+
+
+async def test_a_newer_ones_lobby_table_is_not_listed_by_an_older_server(
+    store_url: str, sync_redis: redis.Redis
+) -> None:
+    async with in_process(store_url) as (_, service):
+        table = await service.create(Create(game="mansion", seats=2))
+        assert table in [t for t, _, _ in await service.store.read_open_tables()]
+        as_newer(sync_redis, table)
+        assert table not in [t for t, _, _ in await service.store.read_open_tables()]
+        assert sync_redis.zscore(OPEN_TABLES, table) is not None  # (the index is left to the servers that read it)
+
+
+async def test_a_table_written_before_the_stamp_is_read_and_then_stamped(
+    store_url: str, sync_redis: redis.Redis
+) -> None:
+    async with in_process(store_url) as (fanout, service):
+        table = await service.create(Create(game="mansion", seats=2))
+        assert sync_redis.hget(key(table), "format") == str(STORE_FORMAT).encode()
+        sync_redis.hdel(key(table), "format")  # as every version before the stamp left it
+        hub = await fanout.hub(table)
+        await service.join(hub, Join(table=table, name="Ada", token="a" * 22))
+        assert sync_redis.hget(key(table), "format") == str(STORE_FORMAT).encode()
+        fanout.release(hub)
