@@ -731,12 +731,15 @@ class Client:
 
     async def _reconnect(self) -> None:
         """Open a connection again, waiting longer after each failure; a connection that had lasted less than
-        the longest wait counts as one (a server that welcomes, then drops, is not hammered)."""
+        the longest wait counts as one (a server that welcomes, then drops, is not hammered).  Once every server
+        in a row refuses this client's protocol ``version`` (they were upgraded past it), no reconnect can help:
+        the ``ServerError`` ends the client, as ``recv`` then raises, rather than it trying again for ever."""
         delay = self._delay if time.monotonic() - self._opened_at < self.backoff[1] else self.backoff[0]
         self._fail_pending(ConnectionLost("connection dropped"), everything=False)
         if self._restoring is not None:
             self._restoring.cancel()
         self._at = 0  # the first server again, if it answers
+        outgrown = 0  # servers in a row that refused this client's protocol version
         while not self._closing:
             # not while updates wait unread past ``max_queue``: the server would only cut this client off again
             await self._room.wait()
@@ -744,7 +747,10 @@ class Client:
             delay = min(self.backoff[1], delay * 2)
             try:
                 await self._open()
-            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError, ServerError):
+            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError, ServerError) as exc:
+                outgrown = outgrown + 1 if isinstance(exc, ServerError) and exc.code == "version" else 0
+                if outgrown == len(self.urls):
+                    raise
                 self._at = (self._at + 1) % len(self.urls)  # that server may be down: try the next one
                 continue
             self.reconnects += 1

@@ -456,3 +456,32 @@ async def test_a_connect_cancelled_before_the_welcome_lets_go_at_once() -> None:
         with pytest.raises(asyncio.CancelledError):
             await connecting
         assert time.monotonic() - started < 1
+
+
+async def test_a_server_upgraded_past_the_clients_protocol_ends_the_client_instead_of_a_reconnect_loop() -> None:
+    """The server welcomed this client, then restarted speaking another protocol version: every hello gets
+    ``error`` ``version`` and a close.  The client kept reconnecting for ever, its application told nothing."""
+    hellos = 0
+
+    async def upgraded(ws: ServerConnection) -> None:
+        nonlocal hellos
+        hellos += 1
+        await ws.recv()  # the hello
+        if hellos == 1:
+            await ws.send(codec.encode(WELCOME), text=True)
+            ws.transport.abort()  # the restart
+            return
+        refusal = Error(code="version", message="this server speaks protocol version 2", ref="hello")
+        await ws.send(codec.encode(refusal), text=True)
+        await ws.close(1002, "version")
+
+    async with serve(upgraded, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", backoff=(0.01, 0.05))
+        await client.connect()
+        try:
+            async with asyncio.timeout(5):
+                with pytest.raises(ServerError) as ended:
+                    await client.recv()
+        finally:
+            await client.close()
+    assert ended.value.code == "version" and hellos == 2
