@@ -41,6 +41,7 @@ from redis.exceptions import BusyLoadingError, NoScriptError, OutOfMemoryError, 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from engine.registry import games
 from protocol.messages import SeatInfo
 
 # What redis-py raises while the store is unreachable or still loading its data (say, it restarts): a passing
@@ -274,15 +275,18 @@ class Crowded(Exception):
 
 
 class TooNew(Exception):
-    """The table was last written by a newer hauntd, in a format this one does not read (``STORE_FORMAT``): it is
-    neither read nor written here.  The message names the table and the two formats, nothing of the game."""
+    """The table was last written by a newer hauntd: in a format this one does not read (``STORE_FORMAT``), or of a
+    game this one does not have.  It is neither read nor written here.  The message names the table and what this
+    server lacks, nothing of the game in play."""
 
-    def __init__(self, table: str, format: int) -> None:
-        super().__init__(
-            f"table {table} is stored in format {format}, newer than this server's {STORE_FORMAT}: a newer hauntd "
-            "serves it"
+    def __init__(self, table: str, format: int, game: str | None = None) -> None:
+        lacks = (
+            f"of game {game!r}, which this server does not have"
+            if game is not None
+            else f"stored in format {format}, newer than this server's {STORE_FORMAT}"
         )
-        self.table, self.format = table, format
+        super().__init__(f"table {table} is {lacks}: a newer hauntd serves it")
+        self.table, self.format, self.game = table, format, game
 
 
 def readable(table: str, format: bytes | int | None) -> None:
@@ -507,12 +511,16 @@ class Store:
         return (table, True) if created == 1 else (bytes(created).decode(), False)
 
     async def load(self, table: str) -> Record:
-        """The stored record.  Raises ``Missing``, or ``TooNew`` for a table a newer hauntd wrote."""
+        """The stored record.  Raises ``Missing``, or ``TooNew`` for a table a newer hauntd wrote (its format, or
+        its game, unknown here)."""
         seq, meta, state, format = await self.redis.hmget(self.keys.record(table), "seq", "meta", "state", "format")
         if seq is None or meta is None:
             raise Missing(table)
         readable(table, format)
-        return Record(int(seq), decode_meta(meta), state or b"")
+        record = Record(int(seq), decode_meta(meta), state or b"")
+        if record.meta.game not in games():
+            raise TooNew(table, int(format or 1), record.meta.game)
+        return record
 
     async def commit(
         self,
@@ -660,6 +668,8 @@ class Store:
             if format is not None and int(format) > STORE_FORMAT:
                 continue  # a newer hauntd's table: listed by the servers that read it
             meta = decode_meta(raw) if raw is not None else None
+            if meta is not None and meta.game not in games():
+                continue  # (likewise)
             if meta is None or meta.status != "lobby" or None not in meta.names:
                 stale.append(table)
             else:

@@ -15,7 +15,7 @@ import pytest
 import redis
 
 from protocol.messages import Create, Join
-from server.store import DUE, OPEN_TABLES, STORE_FORMAT, Batch, TooNew, key
+from server.store import DUE, OPEN_TABLES, STORE_FORMAT, Batch, TooNew, decode_meta, encode, key
 from server.verify import verify_table
 from tests.server.conftest import ServerFactory
 from tests.server.players import close, play, seat_players
@@ -88,6 +88,20 @@ async def test_a_commit_over_a_newer_ones_table_is_refused(store_url: str, sync_
         assert fanout.hubs == {}
         verdict = await verify_table(service.store, table)
         assert verdict.problems == [f"{refused.value}: verify it with that version"] and not verdict.ok
+
+
+async def test_a_table_of_a_game_only_a_newer_one_has_is_refused(store_url: str, sync_redis: redis.Redis) -> None:
+    """Rolled back past a release that added a game: its tables were a ``KeyError`` and a traceback in every
+    command and deadline, and listed in the lobby by a server that could not seat anyone at them."""
+    async with in_process(store_url) as (_, service):
+        table = await service.create(Create(game="mansion", seats=2))
+        meta = decode_meta(sync_redis.hget(key(table), "meta"))
+        sync_redis.hset(key(table), "meta", encode(msgspec.structs.replace(meta, game="haunted-attic")))
+        with pytest.raises(TooNew) as refused:
+            await service.store.load(table)
+        said = f"table {table} is of game 'haunted-attic', which this server does not have: a newer hauntd serves it"
+        assert str(refused.value) == said
+        assert table not in [t for t, _, _ in await service.store.read_open_tables()]
 
 
 async def test_a_newer_ones_lobby_table_is_not_listed_by_an_older_server(
