@@ -57,7 +57,8 @@ events.  Raise it with any change to them that the version before would misread 
 misses from its default (or fails when it has none) and ignores one it does not know, so a renamed, removed or
 retyped field, or a new field that matters, is misread, and one the older version writes back is lost.  A version
 reads every format up to its own (converting older ones) and refuses newer ones.  A table with no stamp was
-written before the stamp was: format 1."""
+written before the stamp was: format 1.  ``tests/server/test_upgrade.py`` fails on any change of these shapes until
+the format is decided."""
 TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
 LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
 LOBBY_READ_SECONDS = 1.0

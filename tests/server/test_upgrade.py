@@ -8,14 +8,29 @@ be dropped without a word)."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import re
 import signal
+from typing import Any
 
 import msgspec
 import pytest
 import redis
 
+from engine.registry import games
 from protocol.messages import Create, Join
-from server.store import DUE, OPEN_TABLES, STORE_FORMAT, Batch, TooNew, decode_meta, encode, key
+from server.store import (
+    DUE,
+    OPEN_TABLES,
+    STORE_FORMAT,
+    Batch,
+    Notice,
+    TableMeta,
+    TooNew,
+    decode_meta,
+    encode,
+    key,
+)
 from server.verify import verify_table
 from tests.server.conftest import ServerFactory
 from tests.server.players import close, play, seat_players
@@ -126,3 +141,27 @@ async def test_a_table_written_before_the_stamp_is_read_and_then_stamped(
         await service.join(hub, Join(table=table, name="Ada", token="a" * 22))
         assert sync_redis.hget(key(table), "format") == str(STORE_FORMAT).encode()
         fanout.release(hub)
+
+
+SHAPES = {1: "a1771a24b1e1f10283e528b8b8955c28e30c74f390f3313e00cbbf4e7e94bf60"}
+"""``STORE_FORMAT`` → the fingerprint of the shapes that format stores (``stored_shapes``)."""
+
+
+def stored_shapes() -> str:
+    """A fingerprint of every struct the store holds: ``TableMeta``, ``Batch``, ``Notice`` and each game's state,
+    actions, events and options (field names, order, types, defaults, array or map)."""
+    types: list[Any] = [TableMeta, Batch, Notice]
+    for game in games().values():
+        types += [game.state_type, game.action_type, game.event_type, game.options_type]
+    text = re.sub(r" at 0x[0-9a-f]+", "", repr(msgspec.inspect.multi_type_info(types)))  # (a Raw default's address)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_change_of_what_is_stored_is_a_decision_on_the_store_format() -> None:
+    """Without it the stamp would guard nothing: a shape changed under the same ``STORE_FORMAT`` is misread, or
+    dropped when written back, by the version before, which takes it for its own."""
+    assert SHAPES.get(STORE_FORMAT) == stored_shapes(), (
+        "what the store holds changed: unless the version before reads and writes back the new shape unharmed "
+        "(an added field it may drop without harm, say), raise STORE_FORMAT in server/store.py (reading the older "
+        f"formats still); then set SHAPES[STORE_FORMAT] here to {stored_shapes()!r}"
+    )
