@@ -27,6 +27,7 @@ from server.store import (
     Notice,
     TableMeta,
     TooNew,
+    channel,
     decode_meta,
     encode,
     key,
@@ -103,6 +104,24 @@ async def test_a_commit_over_a_newer_ones_table_is_refused(store_url: str, sync_
         assert fanout.hubs == {}
         verdict = await verify_table(service.store, table)
         assert verdict.problems == [f"{refused.value}: verify it with that version"] and not verdict.ok
+
+
+async def test_a_newer_ones_notice_is_not_delivered_by_an_older_process(
+    store_url: str, sync_redis: redis.Redis
+) -> None:
+    """A newer process committed and published its notice: an older one following the table read its record as
+    its own (and its next commit was built on it), delivering to its followers what it does not know."""
+    async with in_process(store_url) as (fanout, service):
+        table = await service.create(Create(game="mansion", seats=2))
+        hub = await fanout.hub(table)
+        record = await service.store.load(table)
+        seated = msgspec.structs.replace(record.meta, names=["Ada", None])
+        batch = Batch(seq=1, at=0.0, seats=seated.seat_infos())
+        notice = [encode(batch), encode(seated), b"", "newer", NEWER]  # (``Notice``, its format last)
+        assert sync_redis.publish(channel(table), msgspec.msgpack.encode(notice)) == 1
+        await asyncio.sleep(0.3)
+        assert hub.seq == 0 and hub.latest.seq == 0
+        fanout.release(hub)
 
 
 async def test_a_table_of_a_game_only_a_newer_one_has_is_refused(store_url: str, sync_redis: redis.Redis) -> None:
