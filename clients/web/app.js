@@ -196,6 +196,12 @@ function tickDeadlines() {
 }
 setInterval(tickDeadlines, 1000);
 
+/** The connection's state in words (``conn.<state>``), and the server's name as its title once welcomed. */
+function showStatus() {
+  status.textContent = t(`conn.${status.dataset.state || "connecting"}`);
+  if (state.welcome) status.title = t("conn.server", { server: state.welcome.server });
+}
+
 /** Show ``err`` on the table shown, else in the lobby; ``id``: the table it is about, when not the one shown. */
 function showError(err, id = state.table?.id) {
   const message = err.code ? errorText(err.code, err.detail, { id: id ?? "" }) : String(err);
@@ -216,9 +222,8 @@ const conn = new Connection(serverUrl(), {
   },
   onStatus(kind, welcome) {
     if (welcome) state.welcome = welcome;
-    status.textContent = kind === "online" ? t("conn.online") : t(`conn.${kind}`);
     status.dataset.state = kind;
-    if (welcome) status.title = t("conn.server", { server: welcome.server });
+    showStatus();
     if (state.table) {
       state.table.offline = kind !== "online";
       render();
@@ -496,7 +501,7 @@ app.addEventListener("keydown", (event) => {
 langSelect.value = setLanguage(localStorage.getItem("hauntd.lang") || preferred());
 langSelect.addEventListener("change", () => {
   localStorage.setItem("hauntd.lang", setLanguage(langSelect.value));
-  status.textContent = conn.welcome ? t("conn.online") : t("conn.connecting");
+  showStatus();
   draw();
 });
 

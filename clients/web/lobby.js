@@ -72,7 +72,7 @@ function createForm(state, handlers) {
       h(
         "select",
         { name: "game", onchange: (e) => handlers.form({ game: e.target.value }) },
-        games.map((g) => h("option", { value: g.name, selected: chosen && g.name === chosen.name, title: g.title }, gameTitle(g.name, g.title))),
+        games.map((g) => h("option", { value: g.name, selected: chosen && g.name === chosen.name }, gameTitle(g.name, g.title))),
       ),
     ),
     h(

@@ -81,7 +81,7 @@ function svgCard(ctx, card, x, y, w, extraClass = "") {
     s("rect", { width: w, height: hgt, rx: w * 0.1 }),
     queen ? null : s("text", { class: "rank", x: w * 0.1, y: w * 0.36, "font-size": w * 0.32 }, cardName(ctx, card).slice(0, -1)),
     s("text", { class: "suit", x: w / 2, y: hgt * 0.62, "font-size": w * (queen ? 0.5 : 0.62), "text-anchor": "middle" }, queen ? "♛" : SUITS[suitOf(card)]),
-    queen ? s("text", { class: "suit small", x: w / 2, y: hgt * 0.9, "font-size": w * 0.26, "text-anchor": "middle" }, `Q${SUITS.S}`) : null,
+    queen ? s("text", { class: "suit small", x: w / 2, y: hgt * 0.9, "font-size": w * 0.26, "text-anchor": "middle" }, cardName(ctx, card)) : null,
   );
   return pictured(drawn, cardSpoken(ctx, card));
 }
