@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from protocol.errors import Code
 from tests.web.play import GAME_OVER, create_table, exported, play_to_the_end
 
 # Every word the page shows or says (a screen reader's labels and titles too), one text per element; the language
@@ -90,3 +91,21 @@ async def test_a_whole_game_in_french_shows_no_english(
     await page.click(f"{GAME_OVER} button >> nth=0")  # the board under the scores, and the log to its end
     await check.sample(page)
     assert not check.leaks, "\n".join(f"{leak!r} in {text!r}" for leak, text in sorted(check.leaks.items()))
+
+
+async def test_every_error_the_page_can_meet_is_said_in_french(page: Any) -> None:
+    """Each error code of the protocol (and the page's own: the connection lost, no server) has words of its own,
+    which in French never carry the server's English message."""
+    script = """async (codes) => {
+        const { errorText, setLanguage } = await import('/static/i18n.js');
+        setLanguage('fr');
+        const said = codes.map((code) => [code, errorText(code, 'the server said this in English', { id: 'x' })]);
+        setLanguage('en');
+        return Object.fromEntries(said);
+    }"""
+    codes = [code.value for code in Code] + ["connection_lost", "unavailable"]
+    (tables,) = await exported(page, "i18n.js", "TABLES")
+    assert [code for code in codes if f"error.{code}" not in tables["fr"]] == []
+    said = await page.evaluate(script, codes)
+    english = {code: text for code, text in said.items() if "English" in text}
+    assert not english, english

@@ -120,6 +120,12 @@ export default {
   "error.internal": "The server had a problem: try again.",
   "error.limit": "This page follows too many tables at once: reload it.",
   "error.open_limit": "Your address has as many open tables waiting as it may: start or fill one of them, or create a private table.",
+  "error.malformed": "The server could not read what this page sent: reload it.",
+  "error.unknown_type": "The server does not know this request: reload the page.",
+  "error.bad_field": "The server refused this request: {message}",
+  "error.version": "This page and the server speak different versions of the protocol: reload the page.",
+  "error.stale": "The table moved on in the meantime, or your time was up: try again.",
+  "error.too_large": "What this page sent was too large for the server.",
 
   "mansion.room.crypt": "Crypt",
   "mansion.room.graveyard": "Graveyard",
