@@ -18,7 +18,7 @@ const state = {
   welcome: null,
   tables: [],
   held: [], // the tables this tab holds a seat at
-  error: null, // the lobby's error in words
+  error: null, // () => the lobby's error in words, in the page's language
   errorCode: null, // and its code ("connection_lost": said no more once the connection is back)
   form: { game: "mansion", seats: 4, private: false, bots: false, bot_strategy: "greedy", turn_seconds: null, options: {} },
   table: null, // TableState of the table shown
@@ -204,7 +204,8 @@ function showStatus() {
 
 /** Show ``err`` on the table shown, else in the lobby; ``id``: the table it is about, when not the one shown. */
 function showError(err, id = state.table?.id) {
-  const message = err.code ? errorText(err.code, err.detail, { id: id ?? "" }) : String(err);
+  // words, not text: said again in the language chosen after it
+  const message = err.code ? () => errorText(err.code, err.detail, { id: id ?? "" }) : () => String(err);
   if (state.table) state.table.error = message;
   else [state.error, state.errorCode] = [message, err.code ?? null];
   render();
@@ -440,7 +441,7 @@ const tableHandlers = {
       showLobby();
     } catch (err) {
       if (err.code !== "limit") return showError(err);
-      table.error = t("table.seat_kept"); // its lobby's 200 seat changes are spent: seats are kept until the start
+      table.error = () => t("table.seat_kept"); // its lobby's 200 seat changes are spent: seats are kept until the start
       render();
     }
   },
@@ -476,7 +477,7 @@ async function act(action) {
       table.settle();
     } else {
       table.pending = null;
-      table.error = reply.code === "stale" ? t("table.stale") : t("table.rejected", { message: errorText(reply.code, reply.message) });
+      table.error = reply.code === "stale" ? () => t("table.stale") : () => t("table.rejected", { message: errorText(reply.code, reply.message) });
     }
   } catch (err) {
     table.pending = null;

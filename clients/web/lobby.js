@@ -226,7 +226,7 @@ export function renderLobby(state, handlers) {
         }),
       ),
     ),
-    state.error ? h("p", { class: "banner error", id: "lobby-error" }, state.error) : null,
+    state.error ? h("p", { class: "banner error", id: "lobby-error" }, state.error()) : null,
     h("div", { class: "lobby-grid" }, createForm(state, handlers), h("div", { class: "stack" }, heldPanel(state, handlers), tablesPanel(state, handlers), byIdPanel(handlers))),
   );
 }

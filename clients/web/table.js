@@ -141,7 +141,7 @@ function seatingCard(table, handlers) {
     h("p", { class: "muted" }, t("table.share", { id: table.id })),
     table.secretCommitment ? h("p", { class: "muted commitment" }, t("log.secret_commitment", { commitment: table.secretCommitment })) : null,
     table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,
-    table.error ? h("p", { class: "error" }, table.error) : null,
+    table.error ? h("p", { class: "error" }, table.error()) : null,
     h(
       "div",
       { class: "buttons" },
@@ -180,7 +180,7 @@ function promptPanel(renderer, ctx, table, handlers) {
       : null,
     table.offline ? h("p", { class: "error" }, t("conn.lost")) : null,
     table.pending ? h("p", { class: "muted" }, t("table.sending")) : null,
-    table.error ? h("p", { class: "error" }, table.error) : null,
+    table.error ? h("p", { class: "error" }, table.error()) : null,
     choices.length && renderer.help(ctx) ? h("p", { class: "help" }, renderer.help(ctx)) : null,
     primary.length
       ? h(

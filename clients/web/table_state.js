@@ -37,7 +37,7 @@ export class TableState {
     this.result = null;
     this.drawing = {};
     this.pending = null; // {seq}: an action sent, waiting for its outcome
-    this.error = null;
+    this.error = null; // () => the error shown, in the page's language
     this.offline = false; // the connection is down: nothing can be sent
     this.refreshing = false;
     this.lastRefresh = 0;

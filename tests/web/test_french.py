@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from protocol.errors import Code
-from tests.web.play import GAME_OVER, create_table, exported, play_to_the_end
+from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
 
 # Every word the page shows or says (a screen reader's labels and titles too), one text per element; the language
 # menu names each language in its own, and a <noscript> is never shown where the page runs
@@ -22,6 +22,13 @@ SHOWN_TEXT = """() => {
         for (const el of document.querySelectorAll(`[${attr}]:not(#lang *)`)) out.push(el.getAttribute(attr));
     }
     return out;
+}"""
+# A choice the server refuses, clicked as the page clicks its own (the page's click handler sends it)
+BOGUS_CHOICE = """() => {
+    const bogus = document.createElement('button');
+    bogus.dataset.action = JSON.stringify({ type: 'no_such_move' });
+    document.querySelector('#prompt').append(bogus);
+    bogus.click();
 }"""
 WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 PLACEHOLDER = re.compile(r"\{\w+\}")
@@ -109,3 +116,34 @@ async def test_every_error_the_page_can_meet_is_said_in_french(page: Any) -> Non
     said = await page.evaluate(script, codes)
     english = {code: text for code, text in said.items() if "English" in text}
     assert not english, english
+
+
+async def test_switching_language_redraws_errors_and_the_log(page: Any) -> None:
+    """A player who switches language sees everything said again in the new one: the lobby's error and the table's,
+    which kept the language they were first said in, and mid-game the log already shown, from its first line."""
+    await page.fill(".by-id input", "nosuchtable")
+    await page.click(".by-id button:text('Watch')")
+    await page.wait_for_selector("#lobby-error:has-text('No table')")
+    await page.select_option("#lang", "fr")
+    await page.wait_for_selector("#lobby-error:has-text('introuvable')", timeout=5000)
+    await page.select_option("#lang", "en")
+
+    await page.fill("#player-name", "Adèle")  # (a name is the player's, in any language: "Guest" stays)
+    await page.set_checked("#create-form input[name=bots]", True)
+    table = await create_table(page, "mansion", 2)
+    await page.click("#start:not([disabled])")
+    await page.wait_for_selector("svg.mansion-board")
+    await page.wait_for_selector(CHOICES)  # the player's turn: nothing changes the page but the player
+    await page.evaluate(BOGUS_CHOICE)  # a choice the rules do not know: refused
+    await page.wait_for_selector("#prompt .error", timeout=5000)
+    refused = await page.inner_text("#prompt .error")
+    assert "refused" in refused, refused
+    await page.select_option("#lang", "fr")
+    await page.wait_for_function("() => document.documentElement.lang === 'fr'")
+    assert "refusé" in await page.inner_text("#prompt .error")
+    log = await page.inner_text("#log")
+    assert "La partie commence." in log and "The game begins." not in log, log
+    (tables,) = await exported(page, "i18n.js", "TABLES")
+    check = LeakCheck(tables, table)
+    await check.sample(page)
+    assert not check.leaks, check.leaks
