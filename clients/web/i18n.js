@@ -28,8 +28,21 @@ function lookup(key) {
 export function t(key, params = {}) {
   const one = typeof params.count === "number" && new Intl.PluralRules(current).select(params.count) === "one";
   let text = (one && lookup(`${key}_one`)) || lookup(key) || key;
-  if (current === "fr") text = elide(text, params);
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  if (current === "fr") text = spaced(elide(text, params));
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? shown(params[name]) : whole));
+}
+
+const NUMBERS = Object.fromEntries(LANGUAGES.map((lang) => [lang, new Intl.NumberFormat(lang)]));
+
+/** A value filled in: a number as the language writes it (« 86 400 », "86,400"). */
+function shown(value) {
+  return typeof value === "number" ? NUMBERS[current].format(value) : String(value);
+}
+
+/** French spacing that never breaks a line: a no-break space before « : » and inside « », a narrow one before
+ * « ; ! ? » (the strings' own words only, not the names filled in). */
+function spaced(text) {
+  return text.replace(/ ([:»])/g, "\u00a0$1").replace(/« /g, "«\u00a0").replace(/ ([;!?])/g, "\u202f$1");
 }
 
 /** French elision before a name filled in: « Au tour d'Ada », not « de Ada ». */

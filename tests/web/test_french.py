@@ -147,3 +147,46 @@ async def test_switching_language_redraws_errors_and_the_log(page: Any) -> None:
     check = LeakCheck(tables, table)
     await check.sample(page)
     assert not check.leaks, check.leaks
+
+
+# Every string of a language with its placeholders filled ("{count}" with ``count``, any other with a name "Ada")
+EVERY_STRING = """async ([lang, count]) => {
+    const { TABLES, setLanguage, t } = await import('/static/i18n.js');
+    setLanguage(lang);
+    const keys = Object.keys(TABLES.en).filter((key) => !key.endsWith('_one'));
+    const said = keys.map((key) => {
+        const params = { count };
+        for (const [, name] of TABLES[lang][key].matchAll(/\\{(\\w+)\\}/g)) if (name !== 'count') params[name] = 'Ada';
+        return [key, t(key, params)];
+    });
+    setLanguage('en');
+    return Object.fromEntries(said);
+}"""
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+async def test_one_is_singular(page: Any, lang: str) -> None:
+    """« 1 carte », « 2 cartes »: a count of one never comes with a plural word after it (« 1 actions », « 1
+    choisies »), in French (where 0 is singular too) as in English."""
+    plural = re.compile(r"(?<![\d/])1\s+(?:\w+\s+)?\w+[sx]\b" if lang == "fr" else r"(?<![\d/])1\s+\w+s\b")
+    for count in (0, 1) if lang == "fr" else (1,):
+        said = await page.evaluate(EVERY_STRING, [lang, count])
+        wrong = {key: text for key, text in said.items() if plural.search(text.replace(str(count), "1", 1))}
+        assert not wrong, "\n".join(f"{count}: {key}: {text}" for key, text in wrong.items())
+
+
+async def test_french_typography(page: Any) -> None:
+    """Every French string has a space that never breaks the line before « : » and inside « » (U+00A0), a narrow
+    one before « ; ! ? » (U+202F); a number is written the language's way (« 86 400 », "86,400")."""
+    said = await page.evaluate(EVERY_STRING, ["fr", 2])
+    loose = {key: text for key, text in said.items() if re.search(r" [:;!?»]|« ", text)}
+    assert not loose, loose
+    assert said["error.not_found"] == "Table «\u00a0Ada\u00a0» introuvable\u00a0: vérifiez son identifiant."
+    assert said["gah.escaping"] == "Évasion\u202f!"
+    script = """async () => {
+        const { setLanguage, t } = await import('/static/i18n.js');
+        const said = ['fr', 'en'].map((lang) => (setLanguage(lang), t('table.seconds_left', { seconds: 86400 })));
+        setLanguage('en');
+        return said;
+    }"""
+    assert await page.evaluate(script) == ["encore 86\u202f400 s", "86,400 s left"]

@@ -127,7 +127,7 @@ async def test_french_switch(page: Any) -> None:
 
     await create_table(page)
     assert await page.inner_text("#start") == "Lancer la partie"
-    assert "Places prises : 1 sur 4." in await page.inner_text(".seating")
+    assert "Places prises\u00a0: 1 sur 4." in await page.inner_text(".seating")
 
     (tables,) = await exported(page, "i18n.js", "TABLES")
     en, fr = tables["en"], tables["fr"]
