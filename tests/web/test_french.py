@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from protocol.errors import Code
+from server.launch import ROOT
 from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
 
 # Every word the page shows or says (a screen reader's labels and titles too), one text per element; the language
@@ -190,3 +191,65 @@ async def test_french_typography(page: Any) -> None:
         return said;
     }"""
     assert await page.evaluate(script) == ["encore 86\u202f400 s", "86,400 s left"]
+
+
+def seed_words(text: str) -> str:
+    """Text lowercased, word by word, each word's plural ``s`` dropped and ``é`` for ``e`` (the seed has « Eclair »)."""
+    return " ".join(w.rstrip("s") for w in re.findall(r"\w+", text.lower().replace("é", "e")))
+
+
+PORTRAITS = ("tightrope", "dynamite", "quicksand", "tombstone")
+# The names a French owner reads in the French rule texts the games were made from (/work/shared/seeds, README.md
+# there), and the page's key for each: its words before a count or a kind (« Fantôme du goûter (2 pièces) »)
+SEED_NAMES = {
+    "000_49b95c09a0e0771a.txt": {
+        "mansion.card.musician": "Fantôme musicien",
+        "mansion.card.painting": "Peintures et objets d'art",
+        "mansion.card.dancing": "Fantôme dansant",
+        **{f"mansion.card.tea_party_{n}": "Fantôme du goûter" for n in (1, 2, 3)},
+        "mansion.card.grim_grinning": "Fantôme grimaçant",
+        "mansion.card.ballroom": "Fantôme de la salle de bal",
+        "mansion.card.groom": "Fantôme marié",
+        **{f"mansion.card.portrait_{p}": "Portrait étiré" for p in PORTRAITS},
+        "mansion.card.bride": "La mariée",
+        "mansion.card.headless_knight": "Le chevalier sans tête",
+        "mansion.card.madame_leota": "Madame Leota",
+        "mansion.card.organist": "L'organiste",
+        "mansion.card.executioner": "Le bourreau",
+        "mansion.seance": "Salle de spiritisme",
+        "mansion.hallway": "Couloir sans fin",
+        "mansion.ghosts": "Fantômes auto-stoppeurs",
+        "mansion.event.final_round": "Tour final",
+    },
+    "001_1860497b4786ca2a.txt": {
+        "spook.queen": "la reine des fantômes",
+        "spook.title.foyer": "Foyer",
+        "spook.title.staircase": "Escalier",
+        **{f"spook.suit.{s}": name for s, name in zip("SHDC", ("pique", "cœur", "carreau", "trèfle"), strict=True)},
+    },
+    "003_b8f403206d81faef.txt": {
+        "gah.card.room": "Pièce",
+        "gah.card.ghost": "Fantôme",
+        "gah.card.cat": "Chat",
+        "gah.card.space_time_hole": "Trou de l'espace-temps",
+        "gah.card.light_bulb": "Ampoule",
+        "gah.card.cat_food": "Nourriture pour chat",
+        "gah.card.elevator": "Ascenseur",
+        "gah.card.lightning": "Éclair",
+        "gah.card.joker": "Joker pour les pièces",
+    },
+}
+
+
+async def test_the_names_are_those_of_the_french_rules(page: Any) -> None:
+    """A French owner finds on the page the names of the French rules: « Fantôme musicien », « Fantôme marié »,
+    « Fantôme du goûter », « Portrait étiré », « salle de spiritisme » (never « Séance »), « fantômes
+    auto-stoppeurs », « Joker pour les pièces »…"""
+    (tables,) = await exported(page, "i18n.js", "TABLES")
+    fr = tables["fr"]
+    for seed_file, names in SEED_NAMES.items():
+        seed = f" {seed_words((ROOT.parent / 'shared' / 'seeds' / seed_file).read_text(encoding='utf-8'))} "
+        assert [name for name in names.values() if f" {seed_words(name)} " not in seed] == []
+        shown = {key: re.split(r" \(|\s:", fr[key])[0] for key in names}
+        assert {key: name for key, name in shown.items() if name.lower() != names[key].lower()} == {}
+    assert [key for key, text in fr.items() if "séance" in text.lower()] == []
