@@ -142,6 +142,7 @@ async def test_switching_language_redraws_errors_and_the_log(page: Any) -> None:
     await page.select_option("#lang", "fr")
     await page.wait_for_function("() => document.documentElement.lang === 'fr'")
     assert "refusé" in await page.inner_text("#prompt .error")
+    assert (await page.get_attribute("#conn-status", "title") or "").startswith("serveur ")  # the server's name
     log = await page.inner_text("#log")
     assert "La partie commence." in log and "The game begins." not in log, log
     (tables,) = await exported(page, "i18n.js", "TABLES")
@@ -253,3 +254,41 @@ async def test_the_names_are_those_of_the_french_rules(page: Any) -> None:
         shown = {key: re.split(r" \(|\s:", fr[key])[0] for key in names}
         assert {key: name for key, name in shown.items() if name.lower() != names[key].lower()} == {}
     assert [key for key, text in fr.items() if "séance" in text.lower()] == []
+
+
+async def test_the_language_is_kept_across_reloads_tables_and_tabs(page: Any) -> None:
+    """A French browser's first visit is in French; the language chosen stays across a reload, from one table to
+    the next, and on a table's link opened in another tab of the browser."""
+    home = page.url.split("#")[0]
+    browser = page.context.browser
+
+    async def first_visit(context: Any, heading: str) -> Any:
+        tab = await context.new_page()
+        await tab.goto(home)
+        await tab.wait_for_selector(f"#create-form h2:text('{heading}')")
+        return tab
+
+    french = await browser.new_context(locale="fr-FR")
+    try:
+        await first_visit(french, "Nouvelle table")
+    finally:
+        await french.close()
+    context = await browser.new_context(locale="en-US")
+    try:
+        first = await first_visit(context, "New table")
+        await first.select_option("#lang", "fr")  # an English browser's player chooses French
+        await first.reload()
+        await first.wait_for_selector("#create-form h2:text('Nouvelle table')")
+        assert await first.input_value("#lang") == "fr"
+        assert await first.evaluate("() => document.documentElement.lang") == "fr"
+        table = await create_table(first, "spook", 2)
+        assert await first.inner_text("#start") == "Lancer la partie"
+        await first.click(".seating button:text('Retour à')")
+        await create_table(first, "mansion", 2)
+        assert await first.inner_text("#start") == "Lancer la partie"
+        other = await context.new_page()
+        await other.goto(f"{home}#/table/{table}")
+        await other.wait_for_selector(".seating .panel-kicker:text('Spook')")
+        assert "Places prises" in await other.inner_text(".seating")
+    finally:
+        await context.close()
