@@ -292,3 +292,15 @@ async def test_the_language_is_kept_across_reloads_tables_and_tabs(page: Any) ->
         assert "Places prises" in await other.inner_text(".seating")
     finally:
         await context.close()
+
+
+async def test_without_javascript_the_page_says_so_in_french_too(page: Any) -> None:
+    """Before any script can choose the language, the one line a browser without JavaScript shows is in French as
+    well, marked as such for a screen reader."""
+    context = await page.context.browser.new_context(java_script_enabled=False, locale="fr-FR")
+    try:
+        tab = await context.new_page()
+        await tab.goto(page.url.split("#")[0])
+        assert await tab.inner_text("noscript p[lang=fr]") == "hauntd a besoin de JavaScript (modules ES)."
+    finally:
+        await context.close()
