@@ -3,13 +3,15 @@ scores, in each game; the names printed on the French cards; French typography; 
 
 from __future__ import annotations
 
+import asyncio
 import re
+import signal
 from typing import Any
 
 import pytest
 
 from protocol.errors import Code
-from server.launch import ROOT
+from server.launch import ROOT, ServerProcess
 from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
 
 # Every word the page shows or says (a screen reader's labels and titles too), one text per element; the language
@@ -304,3 +306,15 @@ async def test_without_javascript_the_page_says_so_in_french_too(page: Any) -> N
         assert await tab.inner_text("noscript p[lang=fr]") == "hauntd a besoin de JavaScript (modules ES)."
     finally:
         await context.close()
+
+
+async def test_a_switch_while_the_connection_is_down_says_so(page: Any, server: ServerProcess) -> None:
+    """The connection's state is said again in the language chosen: a switch while the server was gone wrote
+    « Connecté » (the page had been welcomed once), over a page that could send nothing."""
+    await asyncio.to_thread(server.kill, signal.SIGKILL)
+    await page.wait_for_selector("#conn-status[data-state=lost]")
+    await page.select_option("#lang", "fr")
+    assert await page.inner_text("#conn-status") == "Connexion perdue, reconnexion…"
+    await asyncio.to_thread(server.start)
+    await page.wait_for_selector("#conn-status[data-state=online]", timeout=20000)
+    assert await page.inner_text("#conn-status") == "Connecté"
