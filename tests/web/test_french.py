@@ -201,6 +201,7 @@ def seed_words(text: str) -> str:
     return " ".join(w.rstrip("s") for w in re.findall(r"\w+", text.lower().replace("é", "e")))
 
 
+SEEDS = ROOT.parent / "shared" / "seeds"
 PORTRAITS = ("tightrope", "dynamite", "quicksand", "tombstone")
 # The names a French owner reads in the French rule texts the games were made from (/work/shared/seeds, README.md
 # there), and the page's key for each: its words before a count or a kind (« Fantôme du goûter (2 pièces) »)
@@ -251,11 +252,18 @@ async def test_the_names_are_those_of_the_french_rules(page: Any) -> None:
     (tables,) = await exported(page, "i18n.js", "TABLES")
     fr = tables["fr"]
     for seed_file, names in SEED_NAMES.items():
-        seed = f" {seed_words((ROOT.parent / 'shared' / 'seeds' / seed_file).read_text(encoding='utf-8'))} "
+        seed = f" {seed_words((SEEDS / seed_file).read_text(encoding='utf-8'))} "
         assert [name for name in names.values() if f" {seed_words(name)} " not in seed] == []
         shown = {key: re.split(r" \(|\s:", fr[key])[0] for key in names}
         assert {key: name for key, name in shown.items() if name.lower() != names[key].lower()} == {}
     assert [key for key, text in fr.items() if "séance" in text.lower()] == []
+    # a round of Call of the Spirits is a « manche » (« Le jeu se déroule en plusieurs manches »), a player's turn a
+    # « tour »: the page said « Tour 3 » beside « Au tour d'Ada », and « ce tour-ci » of the whole round
+    en = tables["en"]
+    rounds = [k for k in en if k.startswith("mansion.") and "round" in en[k].lower()]
+    rounds.remove("mansion.event.final_round")  # the card's name: « Tour final »
+    assert "plusieurs manches, chaque manche" in (SEEDS / "000_49b95c09a0e0771a.txt").read_text(encoding="utf-8")
+    assert [key for key in rounds if "manche" not in fr[key].lower()] == []
 
 
 async def test_the_language_is_kept_across_reloads_tables_and_tabs(page: Any) -> None:
