@@ -254,7 +254,7 @@ export default {
   "mansion.act.decline": "Garder mes cartes Hantise",
 
   "mansion.log.round_started": "Manche {round} : {event}.",
-  "mansion.log.ghosts_moved": "Les fantômes auto-stoppeurs vont de : {start} à : {to}.",
+  "mansion.log.ghosts_moved": "Les fantômes auto-stoppeurs vont : {start} → {to}.",
   "mansion.log.ghost_cards_placed": "{count} cartes Fantôme apparaissent dans le manoir.",
   "mansion.log.ghost_cards_placed_one": "{count} carte Fantôme apparaît dans le manoir.",
   "mansion.log.turn_started": "Au tour de {name} ({count} actions).",
