@@ -604,11 +604,6 @@ class Store:
             start = out[-1].seq + 1
         return out
 
-    async def state_bytes(self, table: str) -> bytes:
-        """The stored encoded state (``b""`` before the start): what tests compare before and after."""
-        data = await self.redis.hget(self.keys.record(table), "state")
-        return data or b""
-
     async def set_open(self, table: str, meta: TableMeta) -> None:
         """Keep the open-table indexes in step with a lobby change (hints: ``open_tables`` re-checks), scored by
         the time of the change.  A private table is never in them."""
