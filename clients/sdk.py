@@ -483,7 +483,7 @@ class Client:
         reply: Started = await self._expect(msg, Started)
         return reply.seq
 
-    async def resume(self, table: str, token: str, seat: int | None = None, *, noted: Noted | None = None) -> Snapshot:
+    async def resume(self, table: str, token: str, *, noted: Noted | None = None) -> Snapshot:
         """Take up a seat held elsewhere (its token), from the last seq this client delivered; the seat is no
         longer away (``back``).  ``noted``: what the client that joined noted of the table (``Noted.to_dict``,
         saved with the token, then ``Noted.from_dict``), so that ``fairness`` checks the end against it."""
