@@ -296,14 +296,15 @@ def readable(table: str, format: bytes | int | None) -> None:
         raise TooNew(table, int(format))
 
 
-_meta_encoder = msgspec.msgpack.Encoder()
+_encoder = msgspec.msgpack.Encoder()
 _meta_decoder = msgspec.msgpack.Decoder(TableMeta)
 _batch_decoder = msgspec.msgpack.Decoder(Batch)
 _notice_decoder = msgspec.msgpack.Decoder(Notice)
 
 
 def encode(obj: Any) -> bytes:
-    return _meta_encoder.encode(obj)
+    """MessagePack of what is stored: a record, a batch, or a game's events and action within a batch."""
+    return _encoder.encode(obj)
 
 
 def decode_meta(data: bytes) -> TableMeta:
