@@ -47,6 +47,8 @@ Nonce = Annotated[str, msgspec.Meta(max_length=64)]
 
 
 class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
+    """The base of every client → server message; ``ClientMsg`` is their union, the type a frame decodes to."""
+
     ref: Ref | None = None
 
 
@@ -151,7 +153,7 @@ ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | R
 
 # -- server → client --------------------------------------------------------------------------------------
 class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, omit_defaults=True):
-    pass
+    """The base of every server → client message; ``ServerMsg`` is their union, the type a frame decodes to."""
 
 
 class Limits(msgspec.Struct, kw_only=True):
