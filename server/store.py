@@ -8,7 +8,7 @@ Keys of table ``ID`` share the hash tag ``{t:ID}`` so one Lua script touches one
                   who acted and the command key)
 * ``{t:ID}:cmd``  hash: command key → the ``seq`` it committed as (at-most-once ``act``)
 
-Every change is one ``EVALSHA`` of ``COMMIT``: compare ``seq`` (the table's version), write record and state,
+Every change is one ``EVALSHA`` of ``_COMMIT``: compare ``seq`` (the table's version), write record and state,
 append the batch, record the command, refresh the expiry and ``PUBLISH`` the ``Notice`` on the table's channel,
 all atomically — so a change is persisted before any process sends a byte of it.  The script builds the notice
 itself, and only when another process listens on the channel (``PUBSUB NUMSUB``): the process that commits
