@@ -333,7 +333,7 @@ class Connection:
         if hub is not None:
             yield hub
             return
-        hub = await self.app.fanout.hub(table)  # raises ``Missing``
+        hub = await self.app.fanout.hub(table)  # raises ``Missing`` or ``TooNew``
         try:
             yield hub
         finally:

@@ -446,7 +446,8 @@ class Fanout:
             await self.pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def hub(self, table: str) -> Hub:
-        """The table's hub, subscribed and loaded; takes a reference (``release`` it).  Raises ``Missing``."""
+        """The table's hub, subscribed and loaded; takes a reference (``release`` it).  Raises ``Missing``, or
+        ``TooNew`` for a table a newer hauntd wrote (``Store.load``)."""
         hub = self.hubs.get(table)
         if hub is None:
             pending = self._pending.get(table)
