@@ -4,18 +4,14 @@ sees only what the protocol would send its seat (view, prompt and legal actions 
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import msgspec
 
 from clients.bots.base import Decision, Strategy, StrategyFailed, decide
 from engine.contract import Result
+from engine.playout import MAX_ACTIONS
 from engine.registry import get_game
 from engine.rng import seed_from_int
-
-# Far more actions than any game takes (random play: some 100 to 400 a game): a game still going is one the
-# strategies keep from ending, e.g. by starting a hunt they then let go, over and over.
-MAX_ACTIONS = 100_000
 
 
 class MatchStalled(RuntimeError):
@@ -26,7 +22,6 @@ def play_match(
     game_name: str,
     players: list[Strategy],
     seed: int,
-    options: dict[str, Any] | None = None,
     *,
     max_actions: int = MAX_ACTIONS,
 ) -> Result:
@@ -34,7 +29,7 @@ def play_match(
     ``max_actions`` actions (naming the last decisions) instead of playing for ever, and a strategy's
     ``StrategyFailed`` with the game and its seed noted."""
     game = get_game(game_name)
-    state = game.setup(len(players), seed_from_int(seed), game.decode_options(options or {}), f"arena-{seed}")
+    state = game.setup(len(players), seed_from_int(seed), game.default_options(), f"arena-{seed}")
     rng = random.Random(seed)
     to_builtins = msgspec.to_builtins
     actions = 0
