@@ -37,7 +37,7 @@ log = structlog.get_logger("hauntd.table")
 
 class Change(NamedTuple):
     """What a command commits: the new record, the new encoded state (None: unchanged), the logged update,
-    and (for an action) the new state and events as objects, for this process's own followers."""
+    and (for an action or the start) the new state and events as objects, for this process's own followers."""
 
     meta: TableMeta
     state: bytes | None
