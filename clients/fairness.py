@@ -57,7 +57,9 @@ class Checks:
 
 def check(noted: Noted, over: GameOver) -> Checks:
     """``over`` (a table's ``game_over``) against what was ``noted`` of the table."""
-    seed = over.result.get("seed", "") if isinstance(over.result, dict) else ""
+    seed = over.result.get("seed") if isinstance(over.result, dict) else None
+    if not isinstance(seed, str):  # a reveal of another shape fails the checks, as a wrong seed does
+        seed = ""
     nonces = over.nonces or []
     secret = (
         over.secret is not None
