@@ -1,4 +1,5 @@
-"""Start ``hauntd serve`` as a subprocess and wait until it listens: used by the tests and the benchmarks."""
+"""Start ``hauntd serve`` as a subprocess and wait until it listens: used by the tests, the benchmarks and the
+load, fuzz and chaos runs that start their own servers."""
 
 from __future__ import annotations
 
