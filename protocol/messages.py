@@ -272,7 +272,8 @@ class Events(ServerMessage, tag="events"):
 
     During play the newest update sent also holds ``prompts``, who must decide as of ``seq`` (public), and when
     you owe a decision ``legal`` (your legal actions) and ``view`` (the table as you see it now), so a client
-    can decide without replaying events.  ``prompts`` left out means "no news", not "nobody"."""
+    can decide without replaying events; a spectator gets ``view`` with every ``prompts``, to show the table.
+    ``prompts`` left out means "no news", not "nobody"."""
 
     table: str
     seq: int

@@ -336,11 +336,12 @@ class Hub:
         self, batch: Batch, audience: Audience, full: list[Any], prompts: list[PromptInfo] | None = None
     ) -> bytes:
         """Update ``batch`` for ``audience``; with ``prompts`` (the table is at ``batch.seq``), also the
-        audience's legal actions and view when it must decide."""
+        audience's legal actions and view when it must decide, and the spectators' view: encoded once for them
+        all, rather than a snapshot per spectator asking for one after each update (as the web page does)."""
         redact = self.game.redact
         events = [r for e in full if (r := redact(e, audience)) is not None]
         legal = self._legal(audience) if prompts and any(p.seat == audience for p in prompts) else []
-        view = self.game.view(self.state, audience) if legal else None
+        view = self.game.view(self.state, audience) if legal or (prompts and audience is None) else None
         return codec.encode(
             Events(
                 table=self.table,

@@ -233,11 +233,15 @@ class TableTrack:
     def _check_prompts(self, msg: dict[str, Any]) -> None:
         prompts = msg.get("prompts")
         mine = self.seat is not None and any(p["seat"] == self.seat for p in prompts or [])
-        # ``legal`` (and in an ``events``, ``view``) exactly when this connection's seat owes a decision.
+        # ``legal`` (and in an ``events``, ``view``) exactly when this connection's seat owes a decision; an
+        # ``events`` with ``prompts`` holds a spectator's ``view`` too.
+        watching = self.seat is None and prompts is not None
         if "legal" in msg and not mine:
             raise ProtocolViolation(f"legal for a connection that owes no decision: {msg!r}")
-        if "view" in msg and msg["type"] == "events" and not mine:
-            raise ProtocolViolation(f"an events' view for a connection that owes no decision: {msg!r}")
+        if "view" in msg and msg["type"] == "events" and not mine and not watching:
+            raise ProtocolViolation(f"an events' view for a seat that owes no decision: {msg!r}")
+        if watching and msg["type"] == "events" and "view" not in msg:
+            raise ProtocolViolation(f"a spectator's events with prompts but no view: {msg!r}")
         if mine and "legal" not in msg:
             raise ProtocolViolation(f"prompted seat {self.seat} got no legal actions: {msg!r}")
         if mine and msg["type"] == "events" and "view" not in msg:
