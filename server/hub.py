@@ -187,8 +187,9 @@ class Hub:
         now (the hub catches up when it is behind the record the token was checked on), and for as long as the
         token holds the seat (``_advance``), so a seat given back stops showing its hidden values.
 
-        The table is read from the store on the way (an existence check at least): a hub can outlive its table
-        (expired), and a table no longer stored raises ``Missing`` and ends the hub rather than being followed.
+        The table is read from the store on the way (an existence check, before the lock: the table's updates do
+        not wait behind it): a hub can outlive its table (expired), and a table no longer stored raises
+        ``Missing`` and ends the hub rather than being followed.
 
         The backlog goes out at the client's pace first (``_replay``), without the lock; what is left of it when
         the lock is taken (what was delivered meanwhile) goes out with the snapshot, before any live update.  A
@@ -198,13 +199,11 @@ class Hub:
             if replayed is None:  # the connection is gone
                 return
             last_seq = replayed
+        if (await self.store.seqs([self.table]))[0] is None:
+            self.lost()
         async with self.lock:
-            if self.gone:
-                raise Missing(self.table)
-            read = False  # whether the store was read here, which shows the table is still there
             if last_seq is not None and last_seq > self.seq:
                 await self._advance(await self.load(), None)
-                read = True
                 if last_seq > self.seq:  # seen by the client, lost by the store (``lost``), or made up
                     raise ProtocolError(
                         Code.BAD_FIELD,
@@ -212,15 +211,11 @@ class Hub:
                     )
             if audience is not None and not self._holds(audience, holder):
                 await self._advance(await self.load(), None)
-                read = True
                 if not self._holds(audience, holder):
                     raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
             backlog = []
             if last_seq is not None and last_seq < self.seq and conn not in self.followers:  # (a follower has them)
                 backlog = await self._batches(last_seq, self.seq)
-                read = True
-            if not read and (await self.store.seqs([self.table]))[0] is None:
-                self.lost()
             if self.gone:  # (also when found gone meanwhile, by another command or the resync)
                 raise Missing(self.table)
             over = self.meta.status == "over"

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
+import redis.asyncio as aioredis
 from websockets.asyncio.client import ClientConnection, connect
 
+from protocol.messages import Create, Events, Join, Snapshot
+from server.hub import Hub
+from server.metrics import Metrics
+from server.service import TableService
+from server.store import Store
 from tests.server.conftest import ServerProcess
 from tests.server.players import close, play, seat_players
+from tests.server.test_hub import Socket
+
+
+@pytest.fixture
+async def store(store_url: str) -> AsyncIterator[Store]:
+    client = aioredis.Redis.from_url(store_url)
+    yield Store(client)
+    await client.aclose()
 
 
 async def watcher(url: str, table: str, **watch: Any) -> tuple[ClientConnection, list[dict[str, Any]]]:
@@ -45,3 +62,27 @@ async def test_a_spectator_is_sent_the_table_with_every_update_that_says_who_dec
     finally:
         await ws.close()
         await close(players)
+
+
+async def test_a_watch_does_not_hold_the_tables_updates_behind_its_read_of_the_store(store: Store) -> None:
+    """A watch reads the store (is the table still there?) before it takes the table's lock, not under it: each
+    update of the table waited for the store round trip of every watch queued for the lock before it (a flood of
+    watches, a store a millisecond away: a millisecond per watch queued, the server's core idle meanwhile)."""
+    service = TableService(store, Metrics())
+    table = await service.create(Create(game="mansion", seats=3))
+    hub = Hub(table, await store.load(table), store)
+    held, seqs = asyncio.Event(), store.seqs
+
+    async def slow(tables: list[str]) -> list[int | None]:
+        await held.wait()
+        return await seqs(tables)
+
+    store.seqs = slow  # type: ignore[method-assign]
+    spectator = Socket()
+    watch = asyncio.create_task(hub.attach(spectator, None, None, "w"))
+    await asyncio.sleep(0.05)
+    await asyncio.wait_for(service.join(hub, Join(table=table, name="A")), 2)  # delivered meanwhile
+    held.set()
+    await watch
+    await service.join(hub, Join(table=table, name="B"))
+    assert [(type(m), m.seq) for m in spectator.got] == [(Snapshot, 1), (Events, 2)]  # type: ignore[attr-defined]
