@@ -47,6 +47,7 @@ class Settings:
     messages_per_second: float = 50.0
     burst: int = 100
     max_tables: int = 32
+    max_watchers: int = 1000  # spectators one table may have in this process (0: no cap)
     send_queue: int = 512
     send_timeout: float = 20.0  # seconds a replay waits for the client to take in what it was sent
     away_grace: float = 2.0

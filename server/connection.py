@@ -382,6 +382,15 @@ class Connection:
                 Code.LIMIT, f"a connection may create and follow {self.settings.max_tables} tables at most"
             )
 
+    def _check_watchers(self, hub: Hub) -> None:
+        """At most ``max_watchers`` spectators at a table in this process (one already among them may watch again):
+        each one costs every update of the table a write."""
+        most = self.settings.max_watchers
+        if most and hub.followers.get(self, 0) is not None and hub.spectators() >= most:
+            raise ProtocolError(
+                Code.LIMIT, f"table {hub.table} has {most} spectators, as many as this server takes: try again later"
+            )
+
     # -- commands ----------------------------------------------------------------------------------------
     async def _dispatch(self, msg: ClientMsg) -> None:
         service = self.app.service
@@ -431,6 +440,7 @@ class Connection:
             self.reply(Left(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Watch):
             async with self._table(msg.table) as hub:
+                self._check_watchers(hub)
                 await self._follow(hub, None, msg.last_seq, msg.ref)
         elif isinstance(msg, Start):
             async with self._table(msg.table) as hub:

@@ -259,6 +259,10 @@ class Hub:
                 after = batch.seq
         return after
 
+    def spectators(self) -> int:
+        """How many follow the table here as spectators (a walk: for a ``watch``, not for an update)."""
+        return sum(audience is None for audience in self.followers.values())
+
     def detach(self, conn: Follower) -> None:
         self.followers.pop(conn, None)
         self.holders.pop(conn, None)

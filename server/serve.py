@@ -118,6 +118,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="tables one connection may create and follow (default: %(default)s)",
     )
     parser.add_argument(
+        "--max-watchers",
+        type=cli.bounded(int, 0),
+        default=defaults.max_watchers,
+        help="spectators one table may have (each costs every update of the table a write); past it a watch is "
+        "refused limit (default: %(default)s; 0 = no cap; counted by each process of --workers)",
+    )
+    parser.add_argument(
         "--allowed-origin",
         type=_origin,
         action="append",
@@ -230,6 +237,7 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
         messages_per_second=args.rate,
         burst=args.burst,
         max_tables=args.max_tables,
+        max_watchers=args.max_watchers,
         send_queue=args.send_queue,
         send_timeout=args.send_timeout,
         away_grace=args.away_grace,

@@ -17,7 +17,7 @@ from server.hub import Hub
 from server.metrics import Metrics
 from server.service import TableService, token_digest
 from server.store import Store
-from tests.server.conftest import ServerProcess
+from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.drive import GAME
 from tests.server.players import close, play, seat_players
 from tests.server.test_hub import Socket
@@ -134,3 +134,32 @@ async def test_the_spectators_get_an_update_after_the_seats_and_the_command_that
     await asyncio.sleep(0)
     assert order[2:] == [("seat", seq), ("early", seq), ("late", seq)]
     assert [(type(m), m.seq) for m in late.got] == [(Snapshot, seq - 1), (Events, seq)]  # type: ignore[attr-defined]
+
+
+async def test_a_table_takes_so_many_spectators_and_the_next_is_told_why(start_server: ServerFactory) -> None:
+    """Each spectator costs every update of its table a system call (10–15 µs): without a cap one table's
+    audience could take a process's whole core from every other table.  Past ``--max-watchers`` a watch is
+    refused ``limit`` (the seats are not counted, and a place left is taken again); other tables are not concerned."""
+    server = start_server("--max-watchers", "3")
+    table, players = await seat_players([server.url], seats=2, seed=4)
+    other = await players[0].client.create("mansion", 2)
+    watchers = [await watcher(server.url, table) for _ in range(3)]
+    try:
+        ws, refused = await watcher(server.url, table)
+        assert refused[-1]["type"] == "error" and refused[-1]["code"] == "limit", refused
+        assert "3 spectators" in refused[-1]["message"]
+        assert (await ask(ws, type="watch", table=other, ref="o"))[-1]["type"] == "snapshot"
+        again = await ask(watchers[0][0], type="watch", table=table, ref="again")  # one already there
+        assert again[-1]["type"] == "snapshot"
+        await watchers.pop()[0].close()
+        for _ in range(50):  # the server lets the closed one go
+            reply = await ask(ws, type="watch", table=table, ref="w")
+            if reply[-1]["type"] == "snapshot":
+                break
+            await asyncio.sleep(0.05)
+        assert reply[-1]["type"] == "snapshot" and "seat" not in reply[-1]
+        await ws.close()
+    finally:
+        for w, _ in watchers:
+            await w.close()
+        await close(players)
