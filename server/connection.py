@@ -429,6 +429,7 @@ class Connection:
                 self._check_limit()
             async with self._table(msg.table) as hub:
                 seat, token, seq = await service.join(hub, msg)
+                self._caught_up(hub)
                 self.noted = True
                 self.log.info("seat_taken", table=msg.table, seat=seat)
                 self.reply(Joined(table=msg.table, seat=seat, token=token, seq=seq, ref=msg.ref))
@@ -436,6 +437,7 @@ class Connection:
         elif isinstance(msg, Leave):
             async with self._table(msg.table) as hub:
                 seq = await service.leave(hub, msg.token)
+                self._caught_up(hub)
             self._unfollow(msg.table)
             self.reply(Left(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Watch):
@@ -445,9 +447,17 @@ class Connection:
         elif isinstance(msg, Start):
             async with self._table(msg.table) as hub:
                 seq = await service.start(hub, msg.token, msg.cmd)
+                self._caught_up(hub)
             self.reply(Started(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Resume):
             await self._resume(msg.table, msg.token, msg.last_seq, msg.ref, msg.back)
+
+    def _caught_up(self, hub: Hub) -> None:
+        """Before the answer to a command that changed ``hub``'s table, the update it made (PROTOCOL): the hub
+        sends it to spectators next time round the event loop, so one following the table as a spectator (whose
+        token still acts) has it sent now, with those of every other spectator."""
+        if hub.followers.get(self, 0) is None:
+            hub.catch_up_spectators()
 
     async def _act(self, hub: Hub, msg: Act) -> None:
         """Apply an action; the actor's own update and its ``accepted`` leave in one write."""
@@ -458,6 +468,7 @@ class Connection:
                 seq = await self.app.service.act(hub, seat, msg)
             finally:
                 self.app.metrics.action_latency.observe(time.perf_counter() - arrived)
+            self._caught_up(hub)
             self.reply(Accepted(table=msg.table, cmd=msg.cmd, seq=seq, ref=msg.ref))
 
     async def _resume(self, table: str, token: str, last_seq: int, ref: str | None, back: bool = False) -> None:

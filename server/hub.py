@@ -155,7 +155,7 @@ class Hub:
         if self.gone:
             return
         self.gone = True
-        self._catch_up_spectators()
+        self.catch_up_spectators()
         followers = list(self.followers)
         self.followers.clear()
         self.holders.clear()
@@ -196,7 +196,7 @@ class Hub:
         The backlog goes out at the client's pace first (``_replay``), without the lock; what is left of it when
         the lock is taken (what was delivered meanwhile) goes out with the snapshot, before any live update.  A
         connection already following has had every update live: it gets none again, whatever its ``last_seq``."""
-        self._catch_up_spectators()
+        self.catch_up_spectators()
         if last_seq is not None:
             replayed = await self._replay(conn, audience, last_seq, holder)
             if replayed is None:  # the connection is gone
@@ -216,7 +216,7 @@ class Hub:
                 await self._advance(await self.load(), None)
                 if not self._holds(audience, holder):
                     raise ProtocolError(Code.AUTH, "that token holds no seat at this table")
-            self._catch_up_spectators()
+            self.catch_up_spectators()
             backlog = []
             if last_seq is not None and last_seq < self.seq and conn not in self.followers:  # (a follower has them)
                 backlog = await self._batches(last_seq, self.seq)
@@ -308,10 +308,10 @@ class Hub:
         seat's legal actions and view with them), so an action reaches each audience as a single frame.
         ``last_events``: the newest update's full events, when already known as objects.
 
-        The seats get it now, the spectators next time round the event loop (``_catch_up_spectators``): each
+        The seats get it now, the spectators next time round the event loop (``catch_up_spectators``): each
         socket written costs a system call, so hundreds of spectators held back the players' update and the
         answer to the command that made it."""
-        self._catch_up_spectators()
+        self.catch_up_spectators()
         audiences = set(self.followers.values())
         if not audiences:
             return
@@ -341,10 +341,10 @@ class Hub:
                 conn.done(self)
         if spectators:
             if not self.behind:
-                asyncio.get_running_loop().call_soon(self._catch_up_spectators)
+                asyncio.get_running_loop().call_soon(self.catch_up_spectators)
             self.behind.append((spectators, frames[None], bool(tail)))
 
-    def _catch_up_spectators(self) -> None:
+    def catch_up_spectators(self) -> None:
         """Send the spectators the updates ``_deliver`` held for them, in order: next time round the event loop,
         and at once before the hub sends anything else (a newer update, a snapshot, a notice that it is gone)."""
         behind, self.behind = self.behind, []

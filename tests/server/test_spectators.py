@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 import pytest
+import redis
 import redis.asyncio as aioredis
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -18,7 +19,7 @@ from server.metrics import Metrics
 from server.service import TableService, token_digest
 from server.store import Store
 from tests.server.conftest import ServerFactory, ServerProcess
-from tests.server.drive import GAME
+from tests.server.drive import GAME, next_move
 from tests.server.players import close, play, seat_players
 from tests.server.test_hub import Socket
 
@@ -162,4 +163,33 @@ async def test_a_table_takes_so_many_spectators_and_the_next_is_told_why(start_s
     finally:
         for w, _ in watchers:
             await w.close()
+        await close(players)
+
+
+async def test_a_connection_that_sits_and_watches_sees_as_the_one_it_chose_last(
+    server: ServerProcess, sync_redis: redis.Redis
+) -> None:
+    """A connection follows a table as one audience (PROTOCOL, Connection life cycle): once it watches, a seat's
+    connection is sent what every spectator is, its own Haunt cards hidden too, though its token still acts; a
+    ``resume`` makes it the seat again, its own cards shown, and nobody else's."""
+    table, players = await seat_players([server.url], seats=2, seed=6)
+    tokens = [p.client.seats[table].token for p in players]
+    ws, _ = await watcher(server.url, table)  # a spectator first, then the seat, then a spectator again
+    try:
+        seat = (await ask(ws, type="resume", table=table, token=tokens[0], last_seq=3, ref="r"))[-1]
+        assert seat["seat"] == 0 and seat["view"]["haunt"][0] is not None and seat["view"]["haunt"][1] is None
+        watching = (await ask(ws, type="watch", table=table, ref="w2"))[-1]
+        assert "seat" not in watching and "legal" not in watching and watching["view"]["haunt"] == [None, None]
+        acted = []
+        for n in range(4):  # each seat acts from this connection, with its token
+            prompted, action, seq = next_move(sync_redis, table)
+            act = {"table": table, "token": tokens[prompted], "cmd": f"x{n}", "seq": seq}
+            acted += await ask(ws, type="act", action=msgspec.to_builtins(action), ref=str(n), **act)
+        assert [m["type"] for m in acted] == ["events", "accepted"] * 4, acted
+        for update in acted[::2]:
+            assert "legal" not in update and update["view"]["seat"] is None and update["view"]["haunt"] == [None, None]
+        again = (await ask(ws, type="resume", table=table, token=tokens[1], last_seq=0, ref="r2"))[-1]
+        assert again["seat"] == 1 and again["view"]["haunt"][0] is None and again["view"]["haunt"][1] is not None
+    finally:
+        await ws.close()
         await close(players)
