@@ -2,10 +2,10 @@
 
 Frames are read and handled one at a time (a client's commands keep their order).  What is sent is written to
 the socket at once while the socket keeps up; behind a backed-up socket it waits in a bounded queue drained by
-a writer task, and a client that stops reading fills it and is cut off, so a slow reader costs a fixed amount
-of memory.  A replay (``watch``/``resume`` from an old ``last_seq``) is paced instead (``drain``): it sends each
-update once the socket has taken in the one before, so a client reading slowly but steadily gets all of it, and
-one that takes in nothing for ``send_timeout`` seconds is cut off.
+a writer task, and a client that stops reading fills it and is cut off (closed 4429, ``slow``), so a slow reader
+costs a fixed amount of memory.  A replay (``watch``/``resume`` from an old ``last_seq``) is paced instead
+(``drain``): it sends each update once the socket has taken in the one before, so a client reading slowly but
+steadily gets all of it, and one that takes in nothing for ``send_timeout`` seconds is cut off.
 
 A connection's close is logged (``connection_closed``) when it took part (``Connection.noted``): held a seat, created
 a table, was refused something, or was cut off.  The others (a lobby listed, a table watched, a reconnect loop)
@@ -97,6 +97,7 @@ class _Close(tuple[int, str]):
 
 
 _TOO_LARGE = _Close((1009, "too_large"))
+SLOW_CLOSE = (4429, "slow")  # a client that left too many messages unread (4000–4999: the application's own)
 _VERSION = _Close((1002, "version"))
 
 
@@ -154,12 +155,19 @@ class Connection:
                 return
 
     def _drop(self, reason: str) -> None:
-        """Cut off a client that is not reading: its queue is full, or a replay waited ``send_timeout`` for it."""
+        """Cut off a client that is not reading: its queue is full, or a replay waited ``send_timeout`` for it.
+        Its queue is let go; what the socket holds goes out, then a close ``SLOW_CLOSE``, so a client that reads
+        again learns why (the socket aborted, it saw 1006); one that still reads nothing ``send_timeout`` seconds
+        later is aborted all the same."""
         self.dead = True
         self.noted = True
         self.app.metrics.dropped.inc()
         self.log.warning("slow_consumer_dropped", reason=reason, queued=self.queue.qsize())
-        self.ws.transport.abort()
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        closing = asyncio.create_task(self.ws.close(*SLOW_CLOSE))
+        closing.add_done_callback(lambda t: t.cancelled() or t.exception())
+        asyncio.get_running_loop().call_later(self.settings.send_timeout, self.ws.transport.abort)
 
     def _open(self) -> bool:
         return not self.dead and self.ws.protocol.state is State.OPEN
@@ -240,6 +248,8 @@ class Connection:
             async for frame in self.ws:
                 frames += 1
                 self.seen = time.monotonic()
+                if self.dead:  # cut off, closing: what it sends is read (the close handshake comes after), not done
+                    continue
                 if not await self._frame(frame):
                     break
         except ConnectionClosed:

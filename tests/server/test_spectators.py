@@ -12,6 +12,7 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import Act, Create, Events, Join, Snapshot
 from server.hub import Hub
@@ -190,6 +191,32 @@ async def test_a_connection_that_sits_and_watches_sees_as_the_one_it_chose_last(
             assert "legal" not in update and update["view"]["seat"] is None and update["view"]["haunt"] == [None, None]
         again = (await ask(ws, type="resume", table=table, token=tokens[1], last_seq=0, ref="r2"))[-1]
         assert again["seat"] == 1 and again["view"]["haunt"][0] is None and again["view"]["haunt"][1] is not None
+    finally:
+        await ws.close()
+        await close(players)
+
+
+async def test_a_spectator_that_stops_reading_is_told_why_once_it_reads_again(start_server: ServerFactory) -> None:
+    """A watcher that reads nothing is cut off once its queue is full; it was sent no close frame (the socket
+    aborted: 1006, "connection lost", whatever it read after).  What was on its way goes out, then a close
+    4429 (``slow``), so a client that reads again learns why before it reconnects."""
+    server = start_server("--send-queue", "8", "--rate", "1e6", "--burst", "1000000")
+    table, players = await seat_players([server.url], seats=2, seed=2)
+    ws = await connect(server.url, max_queue=1)  # reads no more than a frame ahead: the socket's buffers fill
+    try:
+        await ws.send(json.dumps({"type": "hello", "version": 1}))
+        for _ in range(100):  # each answered by a snapshot (a kilobyte or two) this client does not read
+            for _ in range(50):
+                await ws.send(json.dumps({"type": "watch", "table": table}))
+            await asyncio.sleep(0.01)
+            if any(line.get("event") == "slow_consumer_dropped" for line in server.log_lines()):
+                break
+        else:
+            pytest.fail("not cut off")
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await asyncio.wait_for(ws.recv(), 5)
+        assert ws.close_code == 4429 and ws.close_reason == "slow"
     finally:
         await ws.close()
         await close(players)
