@@ -31,6 +31,7 @@ from server.hub import Fanout
 from server.metrics import Metrics
 from server.service import TableService
 from server.store import Keys, Store
+from server.watchdog import Watchdog
 from server.worker import Worker
 
 log = structlog.get_logger("hauntd.server")
@@ -74,9 +75,17 @@ class App:
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
         self.store = Store(self.redis, Keys.named(settings.key_prefix))
         self.store.on_failure = self.metrics.failed
+        self.store.on_commit = self.metrics.store_commit.observe
         self.service = TableService(self.store, self.metrics, settings.away_grace)
-        self.fanout = Fanout(self.store, self.redis, on_count=self.metrics.tables.set)
+        self.fanout = Fanout(
+            self.store,
+            self.redis,
+            on_count=self.metrics.tables.set,
+            on_lag=self.metrics.notice_lag.observe,
+            on_catchup=self.metrics.catchups.inc,
+        )
         self.autoplay = Autoplay(self.store, self.redis, self.service)
+        self.watchdog = Watchdog(self.redis, self.store.keys, self.metrics)
         self.quiet = QuietCloses()
         self.guard = Guard(
             self.metrics,
@@ -106,7 +115,8 @@ class App:
             version=PROTOCOL_VERSION, server=self.server_id, games=self._welcome_games, limits=self._limits, ref=ref
         )
 
-    async def healthy(self) -> bool:
+    async def ready(self) -> bool:
+        """Whether the store answers a PING within a second (``/readyz``)."""
         try:
             return bool(await asyncio.wait_for(self.redis.ping(), 1.0))
         except Exception:
@@ -137,6 +147,7 @@ class App:
         await self.fanout.start()
         await self.autoplay.start()
         await self.guard.start()
+        await self.watchdog.start()
         worker = self.settings.worker
         where = {"sock": worker.socket()} if worker else {"host": self.settings.host, "port": self.settings.port}
         try:
@@ -166,6 +177,7 @@ class App:
                 await stop
                 log.info("stopping", server=self.server_id)
         finally:
+            await self.watchdog.close()
             await self.guard.close()
             await self.autoplay.close()
             await self.fanout.close()

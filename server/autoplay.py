@@ -109,6 +109,7 @@ class Autoplay:
                 return
             deadlines = record.meta.deadlines
             seat = min(deadlines, key=lambda s: (deadlines[s], s))
+            self.service.metrics.deadline_lateness.observe(time.time() - due)
             await self.service.decide(table, record, seat)
         except asyncio.CancelledError:
             raise

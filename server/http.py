@@ -1,7 +1,11 @@
 """Plain HTTP on the WebSocket port (websockets' ``process_request`` hook): health, metrics, game catalogs, the
 web page.
 
-``/healthz`` answers ``ok`` once Redis answers; ``/metrics`` is Prometheus text; ``/games/<name>.json`` is a
+``/healthz`` is liveness: ``ok`` from any process whose event loop runs, store or no store (a process restarted
+because its store is down comes back to the same store: a restart loop mends nothing); ``/readyz`` is readiness:
+``ok`` while the store answers a PING within a second, else 503 ``store down`` (send it no clients meanwhile: it
+can serve none).  ``/metrics`` is Prometheus text, with the store's figures read at each scrape
+(``Watchdog.survey``); ``/games/<name>.json`` is a
 registered game's catalog (``Game.catalog``: its public cards and board), JSON-encoded once, or a 404 whose
 body is the protocol's ``error`` (``not_found``); ``/`` serves ``clients/web/index.html`` and ``/static/<path>``
 a file under ``clients/web/`` when that folder exists, with the page's security headers (``PAGE_HEADERS``).  A
@@ -33,6 +37,7 @@ if TYPE_CHECKING:
 WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 JSON = "application/json"
 CATALOGS = "/games/"
+PROBES = ("/healthz", "/readyz", "/metrics")
 # The page's policy: its own scripts, styles (CSSOM only, no inline ``style``), catalogs and WebSocket (``'self'``
 # covers ws:/wss: of its own host), the ``data:`` favicon that spares a ``/favicon.ico`` request; never framed (a
 # hostile site could trick a player into clicks at their table); no Referer (a private table's id is its invitation).
@@ -104,14 +109,17 @@ def handler(app: App, web_root: Path = WEB_ROOT):  # type: ignore[no-untyped-def
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = unquote(request.path.split("?", 1)[0])
-        if request.headers.get("Upgrade", "").lower() == "websocket" and path not in ("/healthz", "/metrics"):
+        if request.headers.get("Upgrade", "").lower() == "websocket" and path not in PROBES:
             return None
-        if path == "/healthz":
-            healthy = await app.healthy()
+        if path == "/healthz":  # liveness: answered at all, by a loop that runs
+            return response(HTTPStatus.OK, b"ok\n")
+        if path == "/readyz":
+            ready = await app.ready()
             return response(
-                HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE, b"ok\n" if healthy else b"redis down\n"
+                HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE, b"ok\n" if ready else b"store down\n"
             )
         if path == "/metrics":
+            await app.watchdog.survey()
             return response(HTTPStatus.OK, app.metrics.render(), app.metrics.content_type)
         if path.startswith(CATALOGS):
             return catalog_response(served.get(path), request)

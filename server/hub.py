@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
@@ -451,9 +452,13 @@ class Fanout:
         idle_seconds: float = 30.0,
         resync_seconds: float = 2.0,
         on_count: Callable[[int], None] = lambda hubs: None,
+        on_lag: Callable[[float], None] = lambda seconds: None,
+        on_catchup: Callable[[], None] = lambda: None,
     ) -> None:
         self.store = store
         self.on_count = on_count  # told the number of hubs whenever it changes
+        self.on_lag = on_lag  # told each notice's seconds from its commit (another process's) to its delivery here
+        self.on_catchup = on_catchup  # told each hub the resync found behind the store (a notice lost or late)
         self.pubsub = client.pubsub()
         self.hubs: dict[str, Hub] = {}
         self._pending: dict[str, asyncio.Future[Hub]] = {}
@@ -582,6 +587,7 @@ class Fanout:
             batch = decode_batch(notice.batch)
             record = Record(batch.seq, decode_meta(notice.meta), notice.state)
             await hub.advance(record, batch)
+            self.on_lag(time.time() - batch.at)
         except Missing:
             pass  # the table's log is gone (expired): the hub has told its followers (``Hub.lost``)
         except Exception as exc:
@@ -607,6 +613,7 @@ class Fanout:
                 elif seq < seen:
                     hub.lost(stored=seq)
                 elif seq > hub.seq and hub.meta.status != "over":  # (a finished table is final)
+                    self.on_catchup()
                     try:
                         await hub.advance(await hub.load(), None)
                     except Missing:

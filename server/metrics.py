@@ -49,7 +49,8 @@ class Metrics:
         self.action_latency = Histogram(
             "hauntd_action_latency_seconds",
             "From an act frame's arrival to its commit (or rejection)",
-            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
+            # up to 10 s: with the store paused, actions wait seconds, which a last bucket of 1 s hid in +Inf
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
             registry=self.registry,
         )
         self.closed = Counter(
@@ -74,6 +75,87 @@ class Metrics:
             "replica: warnings, fix the store) or error (anything else: an error line with its traceback)",
             ["event", "kind"],
             registry=self.registry,
+        )
+        self.loop_lag = Histogram(
+            "hauntd_event_loop_lag_seconds",
+            "How late the event loop ran a timer, sampled every second (``server/watchdog.py``): a blocked loop "
+            "serves nothing, every connection of the process waits",
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+            registry=self.registry,
+        )
+        self.heartbeat = Gauge(
+            "hauntd_heartbeat_timestamp_seconds",
+            "Unix time of the process's last watchdog tick, every second: one far behind time() is a process stopped "
+            "or blocked (with --workers N, a scrape answered by any worker shows every worker's)",
+            registry=self.registry,
+            multiprocess_mode="liveall",
+        )
+        self.memory = Gauge(
+            "hauntd_resident_memory_bytes",
+            "The process's resident memory, read every second (with --workers N, one series per worker)",
+            registry=self.registry,
+            multiprocess_mode="liveall",
+        )
+        self.store_up = Gauge(
+            "hauntd_store_up",
+            "1 while the store answers the watchdog's PING within a second, else 0",
+            registry=self.registry,
+            multiprocess_mode="liveall",
+        )
+        self.store_ping = Histogram(
+            "hauntd_store_ping_seconds",
+            "The watchdog's PING to the store, every second, through the pool commands use (waits included)",
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+            registry=self.registry,
+        )
+        self.store_commit = Histogram(
+            "hauntd_store_commit_seconds",
+            "One round trip of commits to the store (one pipeline of every commit made meanwhile)",
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0),
+            registry=self.registry,
+        )
+        self.deadline_lateness = Histogram(
+            "hauntd_deadline_lateness_seconds",
+            "From a deadline (a turn's time limit, an away seat's grace, a server-run bot's move) to its decision",
+            buckets=(0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
+            registry=self.registry,
+        )
+        self.notice_lag = Histogram(
+            "hauntd_notice_lag_seconds",
+            "From a commit by another process to its notice's delivery here (pub/sub; clocks of the hosts apart)",
+            buckets=(0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0),
+            registry=self.registry,
+        )
+        self.catchups = Counter(
+            "hauntd_resync_catchups",
+            "Tables the 2-s resync found behind the store: a notice from another process lost or late",
+            registry=self.registry,
+        )
+        # read from the store at each scrape (``Watchdog.survey``), the same whichever process answers; NaN when
+        # the store did not answer
+        self.lobby = Gauge(
+            "hauntd_lobby_tables",
+            "Public tables listed in the lobby (not started, a seat free)",
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.scheduled = Gauge(
+            "hauntd_scheduled_tables",
+            "Tables in the schedule of deadlines (playing with a time limit or server-run bots)",
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.overdue = Gauge(
+            "hauntd_deadlines_overdue",
+            "Tables whose deadline in the schedule passed over a second ago and that no process has claimed",
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.overdue_age = Gauge(
+            "hauntd_deadlines_overdue_seconds",
+            "How long ago the oldest such deadline passed (0: none)",
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
         )
         shared = os.environ.get(MULTIPROCESS_DIR)
         if shared:

@@ -403,8 +403,9 @@ class GroupCommit:
     next pipeline, so a busy server pays one round trip, one socket write and one read for many commits.
     Each call is still its own atomic script run; only the transport is shared."""
 
-    def __init__(self, client: aioredis.Redis, script: str) -> None:
+    def __init__(self, client: aioredis.Redis, script: str, timed: Callable[[float], None] = lambda s: None) -> None:
         self.redis = client
+        self.timed = timed  # told the seconds of each round trip
         self.script = client.register_script(script)
         self.queue: list[tuple[list[Any], asyncio.Future[Any]]] = []
         self.busy = False
@@ -424,10 +425,12 @@ class GroupCommit:
         try:
             while self.queue:
                 calls, self.queue = self.queue, []
+                started = time.perf_counter()
                 try:
                     results = await self._run([argv for argv, _ in calls])
                 except Exception as exc:
                     results = [exc] * len(calls)
+                self.timed(time.perf_counter() - started)
                 for (_, future), result in zip(calls, results, strict=True):
                     if future.done():
                         continue
@@ -462,12 +465,17 @@ class Store:
         self.redis: Any = client  # redis-py's reply types are too loose to be useful here
         self.keys = keys
         self.origin = secrets.token_hex(8)  # names this store's commits in their notices
-        self._commit = GroupCommit(client, _COMMIT)
+        self._commit = GroupCommit(client, _COMMIT, self._timed)
         self._create = client.register_script(_CREATE)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
         self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
+        self.on_commit: Callable[[float], None] | None = None  # told each round trip of commits: its seconds
         self._quiet: dict[tuple[str, Any], tuple[float, int]] = {}  # failure -> when logged, how many left out since
         self._lobby: tuple[float, asyncio.Task[list[tuple[str, int, TableMeta]]]] | None = None  # ``open_tables``
+
+    def _timed(self, seconds: float) -> None:
+        if self.on_commit is not None:
+            self.on_commit(seconds)
 
     def failed(self, logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
         """``log_failure``, and ``on_failure`` told of each (the server counts them in ``hauntd_failures_total``).
