@@ -36,6 +36,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fuzz": ("clients.fuzz", "send hostile frames to a live server and check nothing breaks; prints JSON"),
     "chaos": ("clients.chaos", "bots play while servers, connections and the store are killed; audits the logs"),
     "verify": ("server.verify", "replay finished tables from their logs: seed commitment, events, final state"),
+    "tables": (
+        "server.tables",
+        "list the tables in play in a store, or with --stuck those that cannot move on, and why",
+    ),
 }
 
 # command (and bench kind) -> examples, shown at the end of its --help
@@ -70,6 +74,10 @@ EXAMPLES: dict[str, list[str]] = {
     "chaos": ["hauntd chaos --tables 20 --duration 120 --kill-every 20 --work-dir chaos-logs"],
     "verify": [
         "hauntd verify --redis-url redis://:PASSWORD@127.0.0.1:6379/0 TABLE1 TABLE2  # embedded: data/valkey.url"
+    ],
+    "tables": [
+        "hauntd tables --stuck --redis-url redis://:PASSWORD@127.0.0.1:6379/0   # embedded: data/valkey.url",
+        "hauntd tables --redis-url redis://:PASSWORD@127.0.0.1:6379/0 --key-prefix staging",
     ],
 }
 

@@ -85,6 +85,7 @@ NOBODY = f"127.0.0.1:{closed_port()}"
         ["fuzz", "--url", f"ws://{NOBODY}", "--seconds", "1"],
         ["bench", "latency", "--url", f"ws://{NOBODY}", "--actions", "5"],
         ["verify", "--redis-url", f"redis://{NOBODY}", "sometable"],
+        ["tables", "--redis-url", f"redis://{NOBODY}"],
         ["serve", "--port", "0", "--redis-url", f"redis://{NOBODY}", "--store-wait", "0"],
     ],
     ids=lambda command: " ".join(command[:2]),
@@ -187,7 +188,7 @@ def test_table_ids_are_never_read_as_options() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [["serve"], ["verify", "sometable"], ["fuzz", "--url", "ws://127.0.0.1:1"], ["chaos"]],
+    [["serve"], ["verify", "sometable"], ["tables"], ["fuzz", "--url", "ws://127.0.0.1:1"], ["chaos"]],
     ids=lambda command: command[0],
 )
 @pytest.mark.parametrize("url", ["http://:hunter2@127.0.0.1:6379", "127.0.0.1:6379", "redis://:hunter2@host:port"])
