@@ -85,7 +85,8 @@ class App:
             on_catchup=self.metrics.catchups.inc,
         )
         self.autoplay = Autoplay(self.store, self.redis, self.service)
-        self.watchdog = Watchdog(self.redis, self.store.keys, self.metrics)
+        beat = settings.worker.beat if settings.worker else lambda: None
+        self.watchdog = Watchdog(self.redis, self.store.keys, self.metrics, beat=beat)
         self.quiet = QuietCloses()
         self.guard = Guard(
             self.metrics,

@@ -79,6 +79,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--tables-per-minute are counted by each worker: one address may get up to N times either cap "
         "(--open-tables-per-ip is counted in the store: it holds across them)",
     )
+    parser.add_argument(
+        "--worker-timeout",
+        type=cli.non_negative,
+        default=20.0,
+        metavar="SECONDS",
+        help="with --workers N: a worker whose event loop has not ticked for this long (stopped, or blocked) is "
+        "killed and started again, a worker_hung line saying so; its clients reconnect to the others at once "
+        "(default: %(default)s; 0 = never)",
+    )
     # set by the supervisor of --workers N (not named --worker: `--worker 2`, short for --workers, would mean it)
     parser.add_argument("--as-worker", dest="worker", type=Worker.parse, help=argparse.SUPPRESS)
     parser.add_argument(
@@ -218,7 +227,8 @@ def run(args: argparse.Namespace) -> int:
             worker = [sys.executable, "-m", "server.cli", *args.argv, "--workers", "1"]
             # the store's URL in the workers' environment, not on their command lines, which ``ps`` shows to every
             # user of the machine: it may hold the password given in REDIS_URL
-            return supervise(worker, args.workers, args.host, args.port, env={"REDIS_URL": url})
+            env = {"REDIS_URL": url}
+            return supervise(worker, args.workers, args.host, args.port, env=env, timeout=args.worker_timeout)
         run_forever(_settings(args, url))
     finally:
         if embedded is not None:

@@ -9,8 +9,11 @@ silently taking half the connections.)
 
 A worker is ``hauntd serve`` with the supervisor's own options, ``--workers 1``, the store's URL (the
 supervisor's embedded Valkey, when it started one) and the hidden ``--as-worker`` option (``server/worker.py``); it
-writes to a pipe once it listens.  One that exits is logged (``worker_exited``) and started again after a pause
-that doubles, up to 10 s, while it keeps dying young.  SIGTERM, SIGINT or SIGHUP: every worker gets SIGTERM and finishes
+writes to a pipe once it listens, then a heartbeat a second.  One that exits is logged (``worker_exited``) and
+started again after a pause that doubles, up to 10 s, while it keeps dying young.  One whose heartbeat stops for
+``--worker-timeout`` seconds (stopped, or its event loop blocked) is logged (``worker_hung``) and SIGKILLed, so
+started again: its clients, which would have waited for their pings to time out (some 40 s) before going to
+another worker, reconnect at once.  SIGTERM, SIGINT or SIGHUP: every worker gets SIGTERM and finishes
 as a single server does; the exit status is 0 when they all end cleanly.  The workers keep their metrics in a
 directory of the supervisor's (prometheus-client's multiprocess mode, ``server/metrics.py``), so any worker's
 ``/metrics`` counts them all; a dead worker's gauges are dropped from it (``mark_process_dead``).  The directory is
@@ -80,18 +83,26 @@ class Slot:
 
     index: int
     process: subprocess.Popen[bytes] | None = None
-    ready_fd: int | None = None  # the read end of its pipe, until it says it listens or exits
+    ready_fd: int | None = None  # the read end of its pipe (it says it listens, then its heartbeat), until it exits
     listening: bool = False
     started: float = 0.0
+    beat: float = 0.0  # when it last wrote to its pipe
     young_deaths: int = 0
     due: float = 0.0
 
 
 class Supervisor:
     def __init__(
-        self, command: list[str], workers: int, sock: socket.socket, metrics_dir: str, env: dict[str, str]
+        self,
+        command: list[str],
+        workers: int,
+        sock: socket.socket,
+        metrics_dir: str,
+        env: dict[str, str],
+        timeout: float = 0.0,
     ) -> None:
         self.command = command  # a worker's command line, but for its ``--as-worker`` option
+        self.timeout = timeout  # seconds a listening worker may stay silent before it is killed (0: never)
         self.sock = sock
         self.metrics_dir = metrics_dir
         self.env = {**os.environ, **env, MULTIPROCESS_DIR: metrics_dir}
@@ -141,15 +152,27 @@ class Supervisor:
         finally:
             os.close(write_fd)
         slot.ready_fd, slot.listening, slot.started = read_fd, False, time.monotonic()
+        slot.beat = slot.started
         log.info("worker_started", worker=slot.index, pid=slot.process.pid)
 
     def _tick(self) -> list[tuple[Slot, int]]:
-        """Wait a moment for workers saying they listen; the workers that exited since, with their codes."""
+        """Wait a moment for workers saying they listen, and their heartbeats; kill those silent too long; the
+        workers that exited since, with their codes."""
         waiting = {slot.ready_fd: slot for slot in self.slots if slot.ready_fd is not None}
+        now = time.monotonic()
         for fd in select.select(list(waiting), [], [], TICK)[0]:
             slot = waiting[fd]
-            slot.listening = os.read(fd, 1) == b"1"  # nothing: it exited first
-            self._close_pipe(slot)
+            said = os.read(fd, 512)
+            if not said:  # it exited
+                self._close_pipe(slot)
+                continue
+            slot.beat = now
+            slot.listening = slot.listening or b"1" in said
+        for slot in self.slots:
+            if self.timeout and slot.process is not None and slot.listening and now - slot.beat > self.timeout:
+                log.warning("worker_hung", worker=slot.index, pid=slot.process.pid, seconds=round(now - slot.beat, 1))
+                slot.process.kill()  # (a stopped process too): buried at its exit, below or at the next tick
+                slot.beat = now
         exited = []
         for slot in self.slots:
             code = slot.process.poll() if slot.process is not None else None
@@ -220,8 +243,15 @@ def metrics_directory() -> Iterator[str]:
         yield path
 
 
-def supervise(command: list[str], workers: int, host: str, port: int, env: dict[str, str] | None = None) -> int:
+def supervise(
+    command: list[str],
+    workers: int,
+    host: str,
+    port: int,
+    env: dict[str, str] | None = None,
+    timeout: float = 0.0,
+) -> int:
     """Run ``workers`` copies of ``command`` (with ``env`` added to their environment) on one socket bound to
-    ``host``:``port``; the exit status."""
+    ``host``:``port``, killing one silent for ``timeout`` seconds (0: never); the exit status."""
     with listen(host, port) as sock, metrics_directory() as metrics_dir:
-        return Supervisor(command, workers, sock, metrics_dir, env or {}).run()
+        return Supervisor(command, workers, sock, metrics_dir, env or {}, timeout).run()

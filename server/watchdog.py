@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import time
+from collections.abc import Callable
 
 import redis.asyncio as aioredis
 import structlog
@@ -39,8 +40,17 @@ def resident_bytes() -> int | None:
 
 
 class Watchdog:
-    def __init__(self, client: aioredis.Redis, keys: Keys, metrics: Metrics, *, every: float = 1.0) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        keys: Keys,
+        metrics: Metrics,
+        *,
+        every: float = 1.0,
+        beat: Callable[[], None] = lambda: None,
+    ) -> None:
         self.redis = client
+        self.beat = beat  # told at each tick (a worker's heartbeat to its supervisor, ``Worker.beat``)
         self.keys = keys
         self.metrics = metrics
         self.every = every
@@ -67,6 +77,7 @@ class Watchdog:
             lag = max(0.0, loop.time() - before - self.every)
             self.metrics.loop_lag.observe(lag)
             self.metrics.heartbeat.set(time.time())
+            self.beat()
             if lag >= BLOCKED:
                 log.warning("event_loop_blocked", seconds=round(lag, 3))
             rss = resident_bytes()

@@ -1,6 +1,8 @@
 """A worker of ``hauntd serve --workers N`` (``server/supervisor.py``): which one it is, the listening socket it
 inherited and the pipe on which it tells the supervisor it listens.  The supervisor passes them to the worker's
-``hauntd serve`` command line as one hidden option, ``--as-worker INDEX,LISTEN_FD,READY_FD``."""
+``hauntd serve`` command line as one hidden option, ``--as-worker INDEX,LISTEN_FD,READY_FD``.  The same pipe then
+carries the worker's heartbeat, a byte a second from its event loop (``server/watchdog.py``): a worker stopped or
+wedged falls silent, and the supervisor kills it (``--worker-timeout``)."""
 
 from __future__ import annotations
 
@@ -36,7 +38,14 @@ class Worker:
 
     def ready(self) -> None:
         """Tell the supervisor this worker listens (it may have stopped waiting: then nobody reads)."""
+        self._say(b"1")
+
+    def beat(self) -> None:
+        """Tell the supervisor this worker's event loop runs."""
+        self._say(b".")
+
+    def _say(self, what: bytes) -> None:
+        """Never waits: a pipe left full by a supervisor that no longer reads (it is stopping) drops the byte."""
         with contextlib.suppress(OSError):
-            os.write(self.ready_fd, b"1")
-        with contextlib.suppress(OSError):
-            os.close(self.ready_fd)
+            os.set_blocking(self.ready_fd, False)
+            os.write(self.ready_fd, what)

@@ -139,3 +139,33 @@ async def test_the_schedule_falling_behind_shows_in_the_survey(valkey_url: str) 
     finally:
         await client.delete(keys.due, keys.open)
         await client.aclose()
+
+
+async def test_a_worker_silent_past_its_timeout_is_killed_and_its_clients_go_on(tmp_path: Path) -> None:
+    """A worker stopped or wedged kept its clients for some 50 s: each request timed out (15 s), until their
+    pings did (20 s + 20 s) and they went to another worker; its supervisor, seeing it alive, did nothing."""
+    args = ["--workers", "2", "--log-format", "json", "--data-dir", str(tmp_path / "data"), "--worker-timeout", "2"]
+    supervisor = ServerProcess(args, tmp_path / "server.log")
+    supervisor.start()
+    client = Client(supervisor.url)
+    try:
+        await client.connect()
+        assert client.welcome is not None
+        was = client.welcome.server
+        index = next(line["worker"] for line in events(supervisor, "listening") if line.get("server") == was)
+        pid = int(str([line for line in events(supervisor, "worker_started") if line["worker"] == index][-1]["pid"]))
+        os.kill(pid, signal.SIGSTOP)
+        stopped = time.monotonic()
+        while True:
+            try:
+                await client.list_tables()
+                break
+            except (TimeoutError, ConnectionError):
+                assert time.monotonic() - stopped < 30
+        assert time.monotonic() - stopped < 10 and client.welcome.server != was
+        [hung] = events(supervisor, "worker_hung")
+        assert hung["worker"] == index and hung["pid"] == pid and float(str(hung["seconds"])) >= 2
+        until(lambda: len(events(supervisor, "worker_started")) == 3)  # started again in its place
+    finally:
+        await client.close()
+        supervisor.kill(signal.SIGTERM)
