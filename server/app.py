@@ -25,7 +25,7 @@ from engine.registry import games
 from protocol.messages import PROTOCOL_VERSION, GameInfo, Limits, Welcome
 from server import http, preflight, redis_wire
 from server.autoplay import Autoplay
-from server.connection import Connection, QuietCloses
+from server.connection import Connection, QuietCloses, kinds
 from server.guard import Guard
 from server.hub import Fanout
 from server.metrics import Metrics
@@ -85,8 +85,7 @@ class App:
             on_catchup=self.metrics.catchups.inc,
         )
         self.autoplay = Autoplay(self.store, self.redis, self.service)
-        beat = settings.worker.beat if settings.worker else lambda: None
-        self.watchdog = Watchdog(self.redis, self.store.keys, self.metrics, beat=beat)
+        self.watchdog = Watchdog(self.redis, self.store.keys, self.metrics, on_tick=self.each_second)
         self.quiet = QuietCloses()
         self.guard = Guard(
             self.metrics,
@@ -115,6 +114,13 @@ class App:
         return Welcome(
             version=PROTOCOL_VERSION, server=self.server_id, games=self._welcome_games, limits=self._limits, ref=ref
         )
+
+    def each_second(self) -> None:
+        """The watchdog's tick: a worker's heartbeat to its supervisor, and the connections counted by kind."""
+        if self.settings.worker is not None:
+            self.settings.worker.beat()
+        for kind, count in kinds(self.guard.live).items():
+            self.metrics.connection_kinds.labels(kind).set(count)
 
     async def ready(self) -> bool:
         """Whether the store answers a PING within a second (``/readyz``)."""

@@ -19,7 +19,7 @@ import contextlib
 import socket
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -90,6 +90,20 @@ class QuietCloses:
         log.info("quiet_connections_closed", count=self.count, seconds=round(now - self.since), **fields)
         self.peers.clear()
         self.count, self.since = 0, now
+
+
+KINDS = ("player", "spectator", "other")
+
+
+def kinds(live: Iterable[Connection]) -> dict[str, int]:
+    """The connections by kind: ``player`` (it follows a table as a seat), ``spectator`` (it follows tables, as
+    none of their seats) or ``other`` (it follows none: a lobby page, a client between games, a handshake)."""
+    counts = dict.fromkeys(KINDS, 0)
+    for conn in live:
+        audiences = [hub.followers.get(conn) for hub in conn.follows.values()]
+        kind = "player" if any(a is not None for a in audiences) else "spectator" if audiences else "other"
+        counts[kind] += 1
+    return counts
 
 
 class _Close(tuple[int, str]):

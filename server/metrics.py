@@ -35,6 +35,14 @@ class Metrics:
         self.connections = Gauge(
             "hauntd_connections", "Open WebSocket connections", registry=self.registry, multiprocess_mode="livesum"
         )
+        self.connection_kinds = Gauge(
+            "hauntd_connections_by_kind",
+            "Open WebSocket connections by kind, counted every second: player (following a table as a seat), "
+            "spectator (following tables, as no seat), other (following none: the lobby, between games)",
+            ["kind"],
+            registry=self.registry,
+            multiprocess_mode="livesum",
+        )
         self.tables = Gauge(
             "hauntd_tables",
             "Tables this process follows (a hub each, kept some 30 s after its last follower leaves)",

@@ -47,10 +47,10 @@ class Watchdog:
         metrics: Metrics,
         *,
         every: float = 1.0,
-        beat: Callable[[], None] = lambda: None,
+        on_tick: Callable[[], None] = lambda: None,
     ) -> None:
         self.redis = client
-        self.beat = beat  # told at each tick (a worker's heartbeat to its supervisor, ``Worker.beat``)
+        self.on_tick = on_tick  # told at each tick (``App.each_second``)
         self.keys = keys
         self.metrics = metrics
         self.every = every
@@ -77,7 +77,7 @@ class Watchdog:
             lag = max(0.0, loop.time() - before - self.every)
             self.metrics.loop_lag.observe(lag)
             self.metrics.heartbeat.set(time.time())
-            self.beat()
+            self.on_tick()
             if lag >= BLOCKED:
                 log.warning("event_loop_blocked", seconds=round(lag, 3))
             rss = resident_bytes()

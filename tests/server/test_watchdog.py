@@ -169,3 +169,14 @@ async def test_a_worker_silent_past_its_timeout_is_killed_and_its_clients_go_on(
     finally:
         await client.close()
         supervisor.kill(signal.SIGTERM)
+
+
+async def test_connections_are_counted_by_kind(server: ServerProcess) -> None:
+    """``hauntd_connections`` counted every open socket alike: a lobby page left open weighed as a player."""
+    player, spectator, idle = Client(server.url), Client(server.url), Client(server.url)
+    async with player, spectator, idle:
+        table = await player.create("mansion", 2)
+        await player.join(table, "Ada")
+        await spectator.watch(table)
+        kind = 'hauntd_connections_by_kind{kind="%s"}'
+        until(lambda: [sample(scrape(server), kind % k) for k in ("player", "spectator", "other")] == [1, 1, 1])
