@@ -401,9 +401,10 @@ async def test_a_phone_collects_the_cards_of_its_own_room(phone: Any) -> None:
 
 @pytest.mark.parametrize("kinds", [1, 3, 5, 8])
 async def test_a_phone_taps_each_card_of_a_full_room(phone: Any, kinds: int) -> None:
-    """Call of the Spirits at 375×667, the board drawn for one's own room holding ``kinds`` kinds of Ghost cards to
-    collect (and the ghosts, but with 8 kinds: that fills its 4 × 2 cells): each card's place is at least
-    24 × 24 px, none overlaps another, and the drawing of each card lies in its own place."""
+    """Call of the Spirits on a phone 360 px wide (a common Android width), the board drawn for one's own room
+    holding ``kinds`` kinds of Ghost cards to collect (and the ghosts, but with 8 kinds: that fills its 4 × 2
+    cells): each card's place is at least 24 × 24 px (they were 23.4 × 23.8 px at 360), none overlaps another, and
+    the drawing of each card lies in its own place."""
     script = """async (kinds) => {
         const { rendererFor } = await import('/static/games/index.js');
         const { t } = await import('/static/i18n.js');
@@ -418,7 +419,7 @@ async def test_a_phone_taps_each_card_of_a_full_room(phone: Any, kinds: int) -> 
                       colour: () => '#888', ink: () => '#fff' };
         const box = document.createElement('div');
         box.className = 'board';
-        box.style.cssText = 'position: fixed; inset: 0 auto auto 0; width: 375px; margin: 0; z-index: 9';
+        box.style.cssText = 'position: fixed; inset: 0 auto auto 0; width: 360px; margin: 0; z-index: 9';
         box.append(mansion.board(ctx));
         document.body.append(box);
         fitTexts(box);

@@ -15,7 +15,7 @@ const R_SEANCE = 98;
 const R_HALL_IN = 110;
 const R_HALL_OUT = 214;
 const R_TILE = 366;
-const TILE_W = 260; // 4 of the own room's cells across are 24 px wide on a 375 px phone
+const TILE_W = 270; // 4 of the own room's cells across are 24 px wide on a 360 px phone
 const TILE_H = 160;
 const OWN_ROOM_CELLS = 8; // the cells of one's own room's tile, each a card's place to tap (cardPlaces)
 
@@ -185,14 +185,14 @@ function roomy(slots) {
 
 /** Where a room tile's ``count`` cards go, ``slots`` places in all: each card's {x, y, w} and, in the player's own
  * room, its ``cell``.  One's own room is where cards are collected: its cards share the whole tile in up to 4 × 2
- * cells (the top row's over the room's name), each card's hit area, drawn as large as the cell allows.  On a 375 px
+ * cells (the top row's over the room's name), each card's hit area, drawn as large as the cell allows.  On a 360 px
  * phone a cell is 24 × 24 px or more (a finger's target) where a card of the other rooms is 12 × 17 px. */
 function cardPlaces(x, y, count, slots, mine) {
   if (!mine || !roomy(slots)) {
     const { w, perRow } = cardGrid(slots);
     return Array.from({ length: count }, (_, i) => ({ x: x + 12 + (i % perRow) * (w + 5), y: y + 42 + Math.floor(i / perRow) * (w * 1.38 + 5), w }));
   }
-  const rows = slots > 3 ? [[0, 94], [94, TILE_H]] : [[0, TILE_H]]; // the bottom row 66 units tall: 25 px on a phone
+  const rows = slots > 3 ? [[0, 92], [92, TILE_H]] : [[0, TILE_H]]; // the bottom row 68 units tall: 24 px on a 360 px phone
   const cols = Math.ceil(slots / rows.length);
   const cellW = TILE_W / cols;
   // a card's face: under the name (36 units) and 6 units clear of its row's bottom, where its count badge hangs
