@@ -1,0 +1,163 @@
+"""A person on a phone: whole games of each game played by tapping only (no mouse, no hover, no keyboard) on a
+touch screen held upright (360×740) and sideways (740×360), the layout checked at every step: nothing wider than
+the screen, every control a finger's target (WCAG 2.5.8: 24 × 24 CSS px) that scrolling can reach, no words too
+small to read."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from server.launch import ServerProcess
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, _unexpected, screenshot
+from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER
+
+PORTRAIT = {"width": 360, "height": 740}
+LANDSCAPE = {"width": 740, "height": 360}
+NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+# Each offered choice: [its action's type, whether it is in the list of every choice (rather than on the board, in
+# the hand, in a panel)]
+OFFERED = "els => els.map(e => [JSON.parse(e.dataset.action).type, e.closest('#choices') !== null])"
+PICKS = "svg.gah-board .piece:is(.pickable, .picked), #hand .gcard-chip:is(.pickable, .picked)"
+
+# What on the page breaks a phone's rules, as [rule, what, detail] (the page shown, every control a finger can reach)
+AUDIT = """() => {
+    const out = [];
+    const doc = document.documentElement;
+    const tag = (e) => e.outerHTML.slice(0, 100);
+    if (doc.scrollWidth > doc.clientWidth) out.push(['page scrolls sideways', 'html', doc.scrollWidth]);
+    const shown = (e) => { const b = e.getBoundingClientRect(); return b.width > 0 && b.height > 0
+        && getComputedStyle(e).visibility !== 'hidden'; };
+    const controls = 'button, select, input, textarea, summary, a[href], [data-action], [role=button]';
+    for (const e of document.querySelectorAll(controls)) {
+        if (!shown(e)) continue;
+        let b = e.getBoundingClientRect();
+        const label = e.closest('label');
+        if (e.matches('input[type=checkbox], input[type=radio]') && label) b = label.getBoundingClientRect();
+        if (b.width < 24 || b.height < 24) out.push(['target under 24 px', tag(e), [b.width, b.height]]);
+        // reachable: inside each scrolling box it sits in, the outermost of them inside the page
+        let outer = b;
+        for (let box = e.parentElement; box && box !== doc; box = box.parentElement) {
+            const style = getComputedStyle(box);
+            if (!/(auto|scroll)/.test(style.overflowX + style.overflowY)) continue;
+            const r = box.getBoundingClientRect();
+            const left = b.left - r.left + box.scrollLeft, top = b.top - r.top + box.scrollTop;
+            if (left < -1 || top < -1 || left + b.width > box.scrollWidth + 1 || top + b.height > box.scrollHeight + 1)
+                out.push(['out of its scrolling box', tag(e), [left, top, box.scrollWidth, box.scrollHeight]]);
+            outer = r;
+        }
+        const left = outer.left + scrollX, top = outer.top + scrollY;
+        const [right, bottom] = [left + outer.width, top + outer.height];
+        if (left < -1 || top < -1 || right > doc.clientWidth + 1 || bottom > doc.scrollHeight + 1)
+            out.push(['off the page', tag(e), [left, top]]);
+    }
+    // words: HTML text at least 12 px; a board's words at least 10 px as drawn on the screen (the size a phone's
+    // board allows: test_usability's), but the marks of a named picture or target (a card's glyph and corner: its
+    // name is told)
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const small = new Map();
+    const NAMED = 'svg :is([role=img], [role=button])[aria-label]';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const e = node.parentElement;
+        if (!node.textContent.trim() || !e || e.closest('title, noscript, option, script, style')) continue;
+        if (!shown(e)) continue;
+        let [size, least] = [parseFloat(getComputedStyle(e).fontSize), 12];
+        if (e instanceof SVGElement) {
+            if (e.closest(NAMED) || e.getComputedTextLength() === 0) continue;
+            const m = e.getScreenCTM();
+            [size, least] = [size * Math.hypot(m.a, m.b), 10];
+        }
+        const words = [Math.round(size * 10) / 10, node.textContent.trim().slice(0, 30)];
+        if (size < least - 0.05) small.set(e.className?.baseVal ?? e.className, words);
+    }
+    for (const [cls, [size, text]] of small) out.push(['words too small', cls, [size, text]]);
+    return out;
+}"""
+
+
+@pytest.fixture(params=[PORTRAIT, LANDSCAPE], ids=["portrait", "landscape"])
+async def mobile(request: Any, server: ServerProcess) -> AsyncIterator[Any]:
+    """A phone's tab on the server's page (touch, no mouse, a 3× screen), upright or sideways; any page error or
+    console error fails the test."""
+    playwright = pytest.importorskip("playwright.async_api")
+    if not CHROMIUM.exists():
+        pytest.skip(f"no chromium at {CHROMIUM} (set HAUNTD_CHROMIUM)")
+    errors: list[str] = []
+    async with playwright.async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            context = await browser.new_context(
+                viewport=request.param, device_scale_factor=3, is_mobile=True, has_touch=True
+            )
+            tab = await context.new_page()
+            tab.on("pageerror", lambda exc: errors.append(str(exc)))
+            tab.on("console", lambda msg: errors.append(msg.text) if _unexpected(msg) else None)
+            await tab.goto(f"{server.http}/")
+            await tab.wait_for_selector("#create-form button#create")
+            yield tab
+        finally:
+            await browser.close()
+    assert not errors, errors
+
+
+async def audit(page: Any) -> list[Any]:
+    found: list[Any] = await page.evaluate(AUDIT)
+    return found
+
+
+async def create_by_tapping(page: Any, game: str, seats: int) -> None:
+    """A table with bots in the other seats, made from the lobby by tapping (a select is a phone's own picker)."""
+    await page.select_option("select[name=game]", game)
+    await page.select_option("select[name=seats]", str(seats))
+    await page.locator("#create-form label.check", has=page.locator("input[name=bots]")).tap()
+    assert await page.is_checked("#create-form input[name=bots]")
+    await page.tap("#create")
+    await page.tap("#start:not([disabled])")
+
+
+async def tap_to_the_end(page: Any, seed: int) -> tuple[Counter[str], list[Any]]:
+    """Tap offered choices until the final scores show: a duel first when one is offered (its dial is then tapped
+    too), else one on the board or in a panel (Ghost at Home: a card or piece picked first at times), the list of
+    every choice last; the page audited every few taps.  Returns the taps by action type and what the audit found."""
+    rng = random.Random(seed)
+    tapped: Counter[str] = Counter()
+    found: list[Any] = []
+    while True:
+        await page.wait_for_selector(f"{GAME_OVER}, {CHOICES}", timeout=30000)
+        if await page.is_visible(GAME_OVER):
+            return tapped, found
+        if tapped.total() % 4 == 0:
+            found += await audit(page)
+        picks = page.locator(PICKS)
+        if await picks.count() and rng.random() < 0.5:
+            await picks.nth(rng.randrange(await picks.count())).tap(timeout=5000)
+            await page.evaluate(NEXT_FRAME)  # a local pick: nothing sent, the page drawn again
+        offered = await page.eval_on_selector_all(CHOICES, OFFERED)
+        if not offered:
+            continue
+        duels = [i for i, (kind, _) in enumerate(offered) if kind == "duel"]
+        own = [i for i, (_, listed) in enumerate(offered) if not listed]
+        index = rng.choice(duels or own or list(range(len(offered))))
+        acts = await page.get_attribute("body", "data-acts")
+        await page.locator(CHOICES).nth(index).tap(timeout=5000)
+        await page.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
+        tapped[offered[index][0]] += 1
+
+
+@pytest.mark.parametrize("game", ["mansion", "spook", "ghost-at-home"])
+async def test_a_whole_game_by_tapping(mobile: Any, game: str) -> None:
+    """A whole game against a bot, every choice tapped: at every few taps and at the end nothing is wider than the
+    screen, each control is at least 24 × 24 px and inside the page (or its scrolling box), no words are too small
+    (HTML 12 px; a board's 10 px), and the duel's dial is played by touch."""
+    await create_by_tapping(mobile, game, 1 if game == "spook" else 2)
+    tapped, found = await tap_to_the_end(mobile, 5)
+    found += await audit(mobile)
+    size = mobile.viewport_size
+    await screenshot(mobile, f"mobile-{game}-{size['width']}x{size['height']}")
+    assert not {(rule, what): detail for rule, what, detail in reversed(found)}
+    if game == "mansion":
+        assert tapped["dial"], tapped
