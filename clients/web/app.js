@@ -520,6 +520,12 @@ function route() {
 }
 window.addEventListener("popstate", route);
 
+// a phone woken from sleep, a tab brought back, a page restored from the back-forward cache, the network back: is the
+// connection still there?  (``Connection.check``)
+document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && conn.check());
+window.addEventListener("pageshow", (event) => event.persisted && conn.check());
+window.addEventListener("online", () => conn.check());
+
 function safeDecode(text) {
   try {
     return decodeURIComponent(text);

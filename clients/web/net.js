@@ -6,6 +6,8 @@ export const PROTOCOL_VERSION = 1;
 
 /** Message types that are table updates, whatever their ``ref``. */
 const UPDATES = new Set(["events", "snapshot", "game_over"]);
+/** How long a ``check`` waits for its pong before it takes the connection for dead. */
+const PROBE_MS = 4000;
 
 export class ServerError extends Error {
   constructor(code, message) {
@@ -28,6 +30,7 @@ export class Connection {
     this.nextRef = 1;
     this.delay = 250;
     this.retrying = false;
+    this.retryTimer = null;
     this.keepalive = null;
   }
 
@@ -79,20 +82,43 @@ export class Connection {
     for (const { reject } of this.pending.values()) reject(new ServerError("connection_lost", "connection lost"));
     this.pending.clear();
     this.onStatus("lost");
-    setTimeout(() => this.retry(), this.delay);
+    this.retryTimer = setTimeout(() => this.retry(), this.delay);
   }
 
   async retry() {
+    this.retryTimer = null;
     this.delay = Math.min(this.delay * 2, 5000);
     this.retrying = true;
     try {
       await this.open();
     } catch {
-      setTimeout(() => this.retry(), this.delay);
+      this.retryTimer = setTimeout(() => this.retry(), this.delay);
       return;
     }
     this.retrying = false;
     this.onReconnect();
+  }
+
+  /** A phone woken from sleep (the tab shown again, the page back from the back-forward cache, the network back) may
+   * hold a socket its network dropped without a word, whose close would come minutes later: a ping unanswered within
+   * ``PROBE_MS`` drops it and reconnects.  A connection already lost retries now, not at the end of its backoff. */
+  check() {
+    const ws = this.ws;
+    if (!ws) {
+      if (this.retryTimer === null) return; // connecting now (or not yet once: the page's first connection)
+      clearTimeout(this.retryTimer);
+      this.retry();
+      return;
+    }
+    const dead = setTimeout(() => {
+      if (this.ws !== ws) return;
+      this.lost(); // (its close, when it comes, is no longer this connection's)
+      ws.close();
+    }, PROBE_MS);
+    this.request({ type: "ping" }).then(
+      () => clearTimeout(dead),
+      () => clearTimeout(dead),
+    );
   }
 
   dispatch(msg) {

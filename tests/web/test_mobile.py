@@ -5,16 +5,26 @@ small to read."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
 from collections import Counter
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from http import HTTPStatus
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
 
+from server.http import response
 from server.launch import ServerProcess
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, _unexpected, screenshot
 from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER
+from tests.web.test_proxy import _get
 
 PORTRAIT = {"width": 360, "height": 740}
 LANDSCAPE = {"width": 740, "height": 360}
@@ -161,3 +171,132 @@ async def test_a_whole_game_by_tapping(mobile: Any, game: str) -> None:
     assert not {(rule, what): detail for rule, what, detail in reversed(found)}
     if game == "mansion":
         assert tapped["dial"], tapped
+
+
+class PhoneNetwork:
+    """The network between a phone and the server: a relay that passes the page's files and WebSockets on.  After
+    ``cut()`` the connections open then carry nothing either way and are never closed, as a mobile network or a NAT
+    that forgot a sleeping phone does; new connections pass.  While ``refusing``, no new connection passes (the
+    phone out of reach), each one counted in ``refused``."""
+
+    def __init__(self, upstream: ServerProcess) -> None:
+        self.upstream = upstream
+        self.links: list[list[bool]] = []  # each WebSocket relayed: whether it still carries anything
+        self.sockets: list[ServerConnection] = []
+        self.refusing = False
+        self.refused = 0
+
+    async def drop(self) -> None:
+        """Close the page's connections, as a network gone does."""
+        for ws in self.sockets:
+            await ws.close()
+
+    def cut(self) -> None:
+        for alive in self.links:
+            alive[0] = False
+
+    async def plain(self, ws: ServerConnection, request: Request) -> Response | None:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            if not self.refusing:
+                return None
+            self.refused += 1
+            return response(HTTPStatus.SERVICE_UNAVAILABLE, b"out of reach\n")
+        status, body, kind = await asyncio.to_thread(_get, self.upstream.http + request.path)
+        return response(status, body, kind)
+
+    async def relay(self, ws: ServerConnection) -> None:
+        alive = [True]
+        self.links.append(alive)
+        self.sockets.append(ws)
+        async with connect(self.upstream.url) as up:
+
+            async def pump(source: Any, sink: Any) -> None:
+                with contextlib.suppress(ConnectionClosed):
+                    async for message in source:
+                        if alive[0]:
+                            await sink.send(message)
+
+            tasks = [asyncio.create_task(pump(ws, up)), asyncio.create_task(pump(up, ws))]
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:
+                task.cancel()
+
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[str]:
+        """Relay while in the block; yields the page's address through the relay."""
+        async with serve(self.relay, "127.0.0.1", 0, process_request=self.plain) as relayed:
+            yield f"http://127.0.0.1:{relayed.sockets[0].getsockname()[1]}/"
+
+
+# The phone put to sleep and woken, as the page hears it: the tab hidden then shown, or the page frozen in the
+# back-forward cache then shown again
+SLEEP = """() => {
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+}"""
+WAKE = {
+    "visibilitychange": """() => {
+        Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""",
+    "pageshow": "() => window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))",
+}
+
+
+@pytest.mark.parametrize("mobile", [PORTRAIT], indirect=True)
+@pytest.mark.parametrize("wake", WAKE)
+async def test_a_phone_woken_from_sleep_plays_on(mobile: Any, server: ServerProcess, wake: str) -> None:
+    """The phone sleeps mid-game and its network drops the connection without closing it: the page, shown again,
+    kept a dead socket that said "Connected" and swallowed the next tap.  Now it asks the server whether it is still
+    there, reconnects when no answer comes, resumes its seat, and the next tap plays."""
+    network = PhoneNetwork(server)
+    async with network.serving() as address:
+        await mobile.goto(address)
+        await mobile.wait_for_selector("#create-form button#create")
+        await create_by_tapping(mobile, "mansion", 2)
+        await mobile.wait_for_selector(CHOICES)
+        await mobile.evaluate(SLEEP)
+        network.cut()
+        await mobile.evaluate(WAKE[wake])
+        for _ in range(100):  # the page asks (4 s), then connects anew
+            if len(network.links) > 1:
+                break
+            await asyncio.sleep(0.1)
+        assert len(network.links) == 2
+        await mobile.wait_for_selector("#conn-status[data-state=online]", timeout=5000)
+        lines = await mobile.locator("#log li").count()
+        await mobile.locator(CHOICES).first.tap(timeout=5000)
+        await mobile.wait_for_function(
+            "(lines) => document.querySelectorAll('#log li').length > lines", arg=lines, timeout=5000
+        )
+
+
+async def until(check: Any, seconds: float) -> bool:
+    """Whether ``check()`` holds within ``seconds`` (looked at every 50 ms)."""
+    for _ in range(int(seconds * 20)):
+        if check():
+            return True
+        await asyncio.sleep(0.05)
+    return bool(check())
+
+
+@pytest.mark.parametrize("mobile", [PORTRAIT], indirect=True)
+async def test_a_phone_woken_reconnects_at_once(mobile: Any, server: ServerProcess) -> None:
+    """The connection lost while the phone sleeps out of reach, the page's retries back off (a hidden tab's timers
+    run late besides): woken within reach, it waited out its backoff (4 s here, up to a minute in a hidden tab);
+    now it connects at once."""
+    network = PhoneNetwork(server)
+    async with network.serving() as address:
+        await mobile.goto(address)
+        await mobile.wait_for_selector("#create-form button#create")
+        await create_by_tapping(mobile, "mansion", 2)
+        await mobile.wait_for_selector(CHOICES)
+        await mobile.evaluate(SLEEP)
+        network.refusing = True
+        await network.drop()
+        assert await until(lambda: network.refused >= 4, 8)  # the next retry 4 s later
+        network.refusing = False
+        await mobile.evaluate(WAKE["visibilitychange"])
+        assert await until(lambda: len(network.links) == 2, 1.5), network.refused
+        await mobile.wait_for_selector("#conn-status[data-state=online]", timeout=5000)
+        await mobile.wait_for_selector(CHOICES, timeout=5000)
