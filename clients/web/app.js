@@ -8,6 +8,7 @@ import { fairnessChecks, newNonce } from "./fairness.js";
 import { Connection, serverUrl } from "./net.js";
 import { renderTable } from "./table.js";
 import { TableState } from "./table_state.js";
+import "./tip.js";
 
 const app = document.getElementById("app");
 const status = document.getElementById("conn-status");

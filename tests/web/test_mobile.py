@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -300,3 +301,35 @@ async def test_a_phone_woken_reconnects_at_once(mobile: Any, server: ServerProce
         assert await until(lambda: len(network.links) == 2, 1.5), network.refused
         await mobile.wait_for_selector("#conn-status[data-state=online]", timeout=5000)
         await mobile.wait_for_selector(CHOICES, timeout=5000)
+
+
+@pytest.mark.parametrize("mobile", [PORTRAIT], indirect=True)
+async def test_a_tap_tells_what_a_hover_would(mobile: Any) -> None:
+    """What a mouse learns by hovering (a ``title``) a finger learns by tapping: another player's count of Haunt
+    cards (a card's back and "×3" say no more) and a Ghost card's name on the board (a glyph and a colour), in
+    words on the screen; a tap on a choice plays it and tells nothing."""
+    await create_by_tapping(mobile, "mansion", 2)
+    await mobile.wait_for_selector(CHOICES)
+    tip = mobile.locator(".tip")
+    await mobile.locator(".seat-row:not(.me) .haunt-count").tap()
+    await tip.wait_for(timeout=2000)
+    assert re.fullmatch(r"\d+ Haunt cards?", await tip.inner_text())
+    box = await tip.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PORTRAIT["width"], box
+    cards = mobile.locator("svg.mansion-board .room:not([data-action]) .card:not([data-action])")
+    for _ in range(20):  # a card in a room that is no choice (a tap on a room to move to moves there)
+        if await cards.count():
+            break
+        acts = await mobile.get_attribute("body", "data-acts")
+        await mobile.locator(f"#choices {CHOICES}").last.tap()
+        await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
+        await mobile.wait_for_selector(CHOICES)
+    card = cards.first
+    name = await card.get_attribute("aria-label")
+    await card.tap()
+    await mobile.wait_for_function("(name) => document.querySelector('.tip')?.textContent === name", arg=name)
+    await screenshot(mobile, "mobile-tip")
+    acts = await mobile.get_attribute("body", "data-acts")
+    await mobile.locator(f"#choices {CHOICES}").first.tap()
+    await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
+    assert not await tip.count()
