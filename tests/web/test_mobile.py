@@ -333,3 +333,30 @@ async def test_a_tap_tells_what_a_hover_would(mobile: Any) -> None:
     await mobile.locator(f"#choices {CHOICES}").first.tap()
     await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
     assert not await tip.count()
+
+
+CHOICES_OFFERED = "() => [...document.querySelectorAll('[data-action]')].map((e) => e.dataset.action).sort()"
+
+
+@pytest.mark.parametrize("mobile", [PORTRAIT], indirect=True)
+@pytest.mark.parametrize("game", ["mansion", "spook", "ghost-at-home"])
+async def test_turning_the_phone_keeps_the_game(mobile: Any, game: str) -> None:
+    """The phone turned sideways mid-game and back: the same choices are offered (nothing reloaded, nothing lost),
+    the layout keeps the phone's rules each way, and a tap still plays; the viewport is the device's and pinch-zoom
+    is left to the player (WCAG 1.4.4)."""
+    meta = await mobile.get_attribute("meta[name=viewport]", "content")
+    assert "width=device-width" in meta and not re.search(r"user-scalable\s*=\s*(no|0)|maximum-scale", meta), meta
+    await create_by_tapping(mobile, game, 1 if game == "spook" else 2)
+    await mobile.wait_for_selector(CHOICES)
+    before = await mobile.evaluate(CHOICES_OFFERED)
+    for size in (LANDSCAPE, PORTRAIT, LANDSCAPE):
+        await mobile.set_viewport_size(size)
+        await mobile.evaluate(NEXT_FRAME)
+        assert await mobile.evaluate(CHOICES_OFFERED) == before
+        board = await mobile.locator(".board svg").bounding_box()
+        assert board["width"] >= size["width"] - 20, (size, board)
+        assert not await audit(mobile), size
+    await screenshot(mobile, f"mobile-{game}-turned")
+    acts = await mobile.get_attribute("body", "data-acts")
+    await mobile.locator(CHOICES).first.tap()
+    await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
