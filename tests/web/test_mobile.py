@@ -50,6 +50,11 @@ AUDIT = """() => {
         const label = e.closest('label');
         if (e.matches('input[type=checkbox], input[type=radio]') && label) b = label.getBoundingClientRect();
         if (b.width < 24 || b.height < 24) out.push(['target under 24 px', tag(e), [b.width, b.height]]);
+        // nothing lies over it (where it is on the screen now)
+        const [x, y] = [b.left + b.width / 2, b.top + b.height / 2];
+        const hit = x >= 0 && y >= 0 && x < innerWidth && y < innerHeight ? document.elementFromPoint(x, y) : null;
+        if (hit && !e.contains(hit) && !(label && label.contains(hit)) && !hit.closest('.tip'))
+            out.push(['covered', tag(e), tag(hit)]);
         // reachable: inside each scrolling box it sits in, the outermost of them inside the page
         let outer = b;
         for (let box = e.parentElement; box && box !== doc; box = box.parentElement) {
@@ -122,12 +127,15 @@ async def audit(page: Any) -> list[Any]:
 
 async def create_by_tapping(page: Any, game: str, seats: int) -> None:
     """A table with bots in the other seats, made from the lobby by tapping (a select is a phone's own picker)."""
+    assert not await audit(page)
     await page.select_option("select[name=game]", game)
     await page.select_option("select[name=seats]", str(seats))
     await page.locator("#create-form label.check", has=page.locator("input[name=bots]")).tap()
     assert await page.is_checked("#create-form input[name=bots]")
     await page.tap("#create")
-    await page.tap("#start:not([disabled])")
+    await page.wait_for_selector("#start:not([disabled])")
+    assert not await audit(page)
+    await page.tap("#start")
 
 
 async def tap_to_the_end(page: Any, seed: int) -> tuple[Counter[str], list[Any]]:
