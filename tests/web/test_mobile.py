@@ -368,3 +368,20 @@ async def test_turning_the_phone_keeps_the_game(mobile: Any, game: str) -> None:
     acts = await mobile.get_attribute("body", "data-acts")
     await mobile.locator(CHOICES).first.tap()
     await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
+
+
+@pytest.mark.parametrize("mobile", [PORTRAIT], indirect=True)
+async def test_a_tab_the_phone_discarded_is_back_at_its_seat(mobile: Any) -> None:
+    """A phone short of memory discards a tab asleep in the background and loads it anew when it comes back (as it
+    does after the player left for another page and came back): the page is back at its table, in its seat, with the
+    same choices, and a tap plays."""
+    await create_by_tapping(mobile, "mansion", 2)
+    await mobile.wait_for_selector(CHOICES)
+    before = await mobile.evaluate(CHOICES_OFFERED)
+    await mobile.reload()
+    await mobile.wait_for_selector(CHOICES)
+    assert await mobile.evaluate(CHOICES_OFFERED) == before
+    assert await mobile.locator(".seat-row.me .badge.you").count() == 1
+    acts = await mobile.get_attribute("body", "data-acts")
+    await mobile.locator(CHOICES).first.tap()
+    await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
