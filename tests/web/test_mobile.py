@@ -21,6 +21,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from clients.sdk import Client
 from server.http import response
 from server.launch import ServerProcess
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, _unexpected, screenshot
@@ -385,3 +386,27 @@ async def test_a_tab_the_phone_discarded_is_back_at_its_seat(mobile: Any) -> Non
     acts = await mobile.get_attribute("body", "data-acts")
     await mobile.locator(CHOICES).first.tap()
     await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
+
+
+@pytest.mark.parametrize("mobile", [PORTRAIT, LANDSCAPE], indirect=True)
+async def test_the_lobby_by_touch(mobile: Any, server: ServerProcess) -> None:
+    """The lobby on a phone with tables in its lists (someone's open table, a game of the player's own under way)
+    keeps the phone's rules, in English and in French (the longer words), and its buttons take the player back
+    to their game and into another's by tapping."""
+    async with Client(server.url, client="web-test-host") as host:
+        other = await host.create("spook", 2)
+        await create_by_tapping(mobile, "mansion", 2)
+        await mobile.wait_for_selector(CHOICES)
+        await mobile.tap(".board-head button.link")  # back to the lobby
+        await mobile.wait_for_selector(f"#open-tables tr[data-table='{other}'], #my-tables tr")
+        await mobile.wait_for_selector(f"#open-tables tr[data-table='{other}']")
+        for lang in ("fr", "en"):
+            await mobile.select_option("#lang", lang)
+            await mobile.evaluate(NEXT_FRAME)
+            assert not await audit(mobile), lang
+        await screenshot(mobile, f"mobile-lobby-{mobile.viewport_size['width']}")
+        await mobile.tap("#my-tables button.primary")  # return to the table
+        await mobile.wait_for_selector(CHOICES)
+        await mobile.tap(".board-head button.link")
+        await mobile.tap(f"#open-tables tr[data-table='{other}'] button.primary")  # join
+        await mobile.wait_for_selector(f".table-screen[data-table='{other}'] .seat-list")
