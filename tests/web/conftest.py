@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,26 @@ async def page(server: ServerProcess) -> AsyncIterator[Any]:
 
 
 REFUSED = ("ERR_CONNECTION_REFUSED", "Unexpected response code: 503")  # the server down; out of reach (a relay's 503)
+
+
+@asynccontextmanager
+async def touch_tab(page: Any, viewport: dict[str, int], scale: float = 1) -> AsyncIterator[Any]:
+    """A phone's tab (a touch screen, ``viewport`` CSS px, ``scale`` device px a CSS px) next to ``page``, on the same
+    server's page; its uncaught errors and console errors fail the test too."""
+    errors: list[str] = []
+    context = await page.context.browser.new_context(
+        viewport=viewport, device_scale_factor=scale, is_mobile=True, has_touch=True
+    )
+    try:
+        tab = await context.new_page()
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.on("console", lambda msg: errors.append(msg.text) if _unexpected(msg) else None)
+        await tab.goto(page.url)
+        await tab.wait_for_selector("#create-form button#create")
+        yield tab
+    finally:
+        await context.close()
+    assert not errors, errors
 
 
 def _unexpected(msg: Any) -> bool:

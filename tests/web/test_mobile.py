@@ -24,7 +24,7 @@ from websockets.http11 import Request, Response
 from clients.sdk import Client
 from server.http import response
 from server.launch import ServerProcess
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, _unexpected, screenshot
+from tests.web.conftest import screenshot, touch_tab
 from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER
 from tests.web.test_proxy import _get
 
@@ -97,28 +97,11 @@ AUDIT = """() => {
 
 
 @pytest.fixture(params=[PORTRAIT, LANDSCAPE], ids=["portrait", "landscape"])
-async def mobile(request: Any, server: ServerProcess) -> AsyncIterator[Any]:
-    """A phone's tab on the server's page (touch, no mouse, a 3× screen), upright or sideways; any page error or
-    console error fails the test."""
-    playwright = pytest.importorskip("playwright.async_api")
-    if not CHROMIUM.exists():
-        pytest.skip(f"no chromium at {CHROMIUM} (set HAUNTD_CHROMIUM)")
-    errors: list[str] = []
-    async with playwright.async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = await browser.new_context(
-                viewport=request.param, device_scale_factor=3, is_mobile=True, has_touch=True
-            )
-            tab = await context.new_page()
-            tab.on("pageerror", lambda exc: errors.append(str(exc)))
-            tab.on("console", lambda msg: errors.append(msg.text) if _unexpected(msg) else None)
-            await tab.goto(f"{server.http}/")
-            await tab.wait_for_selector("#create-form button#create")
-            yield tab
-        finally:
-            await browser.close()
-    assert not errors, errors
+async def mobile(request: Any, page: Any) -> AsyncIterator[Any]:
+    """A phone's tab (touch, no mouse, a 3× screen) upright or sideways, next to ``page`` on the same server; its
+    errors fail the test too."""
+    async with touch_tab(page, request.param, 3) as tab:
+        yield tab
 
 
 async def audit(page: Any) -> list[Any]:

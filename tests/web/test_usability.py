@@ -21,7 +21,7 @@ from engine.fairness import commitment, derive_seed
 from engine.mansion import GAME as MANSION
 from engine.mansion.cards import KINDS as MANSION_KINDS
 from server.launch import ServerProcess
-from tests.web.conftest import _unexpected, screenshot
+from tests.web.conftest import _unexpected, screenshot, touch_tab
 from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER, click_a_choice, create_table, exported, play_to_the_end
 
 FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
@@ -110,20 +110,8 @@ async def until_a_choice_on_the_board(page: Any, targets: str = BOARD_CHOICES, t
 @pytest.fixture
 async def phone(page: Any) -> AsyncIterator[Any]:
     """A 375×667 tab (a small phone) next to ``page``, on the same server; its errors fail the test too."""
-    errors: list[str] = []
-    context = await page.context.browser.new_context(
-        viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True
-    )
-    try:
-        tab = await context.new_page()
-        tab.on("pageerror", lambda exc: errors.append(str(exc)))
-        tab.on("console", lambda msg: errors.append(msg.text) if _unexpected(msg) else None)
-        await tab.goto(page.url)
-        await tab.wait_for_selector("#create-form button#create")
+    async with touch_tab(page, {"width": 375, "height": 667}) as tab:
         yield tab
-    finally:
-        await context.close()
-    assert not errors, errors
 
 
 async def test_an_unknown_table_id_leads_back_to_the_lobby_with_words(page: Any) -> None:
