@@ -34,6 +34,7 @@ NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimation
 # Each offered choice: [its action's type, whether it is in the list of every choice (rather than on the board, in
 # the hand, in a panel)]
 OFFERED = "els => els.map(e => [JSON.parse(e.dataset.action).type, e.closest('#choices') !== null])"
+BOARD_TARGETS = "svg.mansion-board [data-action]"
 PICKS = "svg.gah-board .piece:is(.pickable, .picked), #hand .gcard-chip:is(.pickable, .picked)"
 
 # What on the page breaks a phone's rules, as [rule, what, detail] (the page shown, every control a finger can reach)
@@ -149,6 +150,18 @@ async def tap_to_the_end(page: Any, seed: int) -> tuple[Counter[str], list[Any]]
         await page.locator(CHOICES).nth(index).tap(timeout=5000)
         await page.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
         tapped[offered[index][0]] += 1
+
+
+async def tap_until(page: Any, wanted: Any, taps: int = 20) -> None:
+    """Tap the last of the list of every choice (ending a turn soonest) until ``wanted`` (a locator) is there."""
+    for _ in range(taps):
+        await page.wait_for_selector(CHOICES)
+        if await wanted.count():
+            return
+        acts = await page.get_attribute("body", "data-acts")
+        await page.locator(f"#choices {CHOICES}").last.tap()
+        await page.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
+    raise AssertionError(f"not offered in {taps} taps")
 
 
 @pytest.mark.parametrize("game", ["mansion", "spook", "ghost-at-home"])
@@ -308,15 +321,8 @@ async def test_a_tap_tells_what_a_hover_would(mobile: Any) -> None:
     assert re.fullmatch(r"\d+ Haunt cards?", await tip.inner_text())
     box = await tip.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= PORTRAIT["width"], box
-    cards = mobile.locator("svg.mansion-board .room:not([data-action]) .card:not([data-action])")
-    for _ in range(20):  # a card in a room that is no choice (a tap on a room to move to moves there)
-        if await cards.count():
-            break
-        acts = await mobile.get_attribute("body", "data-acts")
-        await mobile.locator(f"#choices {CHOICES}").last.tap()
-        await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
-        await mobile.wait_for_selector(CHOICES)
-    card = cards.first
+    card = mobile.locator("svg.mansion-board .room:not([data-action]) .card:not([data-action])").first
+    await tap_until(mobile, card)  # a card in a room that is no choice (a tap on a room to move to moves there)
     name = await card.get_attribute("aria-label")
     await card.tap()
     await mobile.wait_for_function("(name) => document.querySelector('.tip')?.textContent === name", arg=name)
@@ -346,7 +352,8 @@ async def test_turning_the_phone_keeps_the_game(mobile: Any, game: str) -> None:
         await mobile.evaluate(NEXT_FRAME)
         assert await mobile.evaluate(CHOICES_OFFERED) == before
         board = await mobile.locator(".board svg").bounding_box()
-        assert board["width"] >= size["width"] - 20, (size, board)
+        square = game == "mansion" and size == LANDSCAPE  # as tall as the screen, beside the decision
+        assert board["width"] >= (size["height"] if square else size["width"]) - 20, (size, board)
         assert not await audit(mobile), size
     await screenshot(mobile, f"mobile-{game}-turned")
     acts = await mobile.get_attribute("body", "data-acts")
@@ -393,3 +400,23 @@ async def test_the_lobby_by_touch(mobile: Any, server: ServerProcess) -> None:
         await mobile.tap(".board-head button.link")
         await mobile.tap(f"#open-tables tr[data-table='{other}'] button.primary")  # join
         await mobile.wait_for_selector(f".table-screen[data-table='{other}'] .seat-list")
+
+
+@pytest.mark.parametrize("mobile", [LANDSCAPE], indirect=True)
+async def test_a_phone_held_sideways_sees_the_mansion_and_its_decision(mobile: Any) -> None:
+    """Call of the Spirits on a phone held sideways: the board took the screen's whole width, 740 px tall on a
+    screen 360 px tall, the decision under it out of sight.  Now the board is as tall as the screen, the decision
+    beside it: both in view at once, a tap on the board plays."""
+    await create_by_tapping(mobile, "mansion", 2)
+    await tap_until(mobile, mobile.locator(BOARD_TARGETS))
+    await mobile.locator(".board").scroll_into_view_if_needed()
+    board = await mobile.locator(".board svg").bounding_box()
+    prompt = await mobile.locator("#prompt").bounding_box()
+    assert board["height"] <= LANDSCAPE["height"], board
+    assert prompt["y"] >= 0 and prompt["y"] + 60 <= LANDSCAPE["height"], prompt  # its head and first line
+    assert prompt["x"] >= board["x"] + board["width"], (board, prompt)
+    assert not await audit(mobile)
+    await screenshot(mobile, "mobile-mansion-sideways")
+    acts = await mobile.get_attribute("body", "data-acts")
+    await mobile.locator(BOARD_TARGETS).first.tap()
+    await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
