@@ -25,7 +25,7 @@ from clients.sdk import Client
 from server.http import response
 from server.launch import ServerProcess
 from tests.web.conftest import screenshot, touch_tab
-from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER
+from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER, exported
 from tests.web.test_proxy import _get
 
 PORTRAIT = {"width": 360, "height": 740}
@@ -420,3 +420,12 @@ async def test_a_phone_held_sideways_sees_the_mansion_and_its_decision(mobile: A
     acts = await mobile.get_attribute("body", "data-acts")
     await mobile.locator(BOARD_TARGETS).first.tap()
     await mobile.wait_for_function(ACTS_CHANGED, arg=acts, timeout=5000)
+
+
+async def test_the_page_never_asks_for_a_click(page: Any) -> None:
+    """A phone has no mouse: the help under a decision said "Click a highlighted room"; every string of the page, in
+    each language, asks for a choice in words that fit a finger and a mouse alike."""
+    for lang in ("en", "fr"):
+        (words,) = await exported(page, f"i18n/{lang}.js", "default")
+        clicks = {key: text for key, text in words.items() if re.search(r"\bclick|cliqu", text, re.IGNORECASE)}
+        assert not clicks, (lang, clicks)
