@@ -164,6 +164,20 @@ def add_key_prefix(parser: argparse.ArgumentParser, what: str = "") -> None:
     )
 
 
+def add_store_url(parser: argparse.ArgumentParser) -> None:
+    """``--redis-url`` and ``--key-prefix`` of the tools that read a server's store (``verify``, ``tables``)."""
+    from server.app import env_redis_url
+
+    parser.add_argument(
+        "--redis-url",
+        type=redis_url,
+        default=env_redis_url(),
+        help="the store the server uses (default: REDIS_URL; the embedded store's URL is in valkey.url in the "
+        "server's --data-dir)",
+    )
+    add_key_prefix(parser, "the server's --key-prefix (default: $HAUNTD_KEY_PREFIX; unset: none)")
+
+
 def _key_prefix(text: str) -> str:
     try:
         Keys.named(text)

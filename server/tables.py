@@ -28,7 +28,7 @@ import redis.asyncio as aioredis
 from engine.contract import Prompt
 from engine.registry import get_game
 from server import cli
-from server.app import env_redis_url, redacted
+from server.app import redacted
 from server.preflight import reach
 from server.store import Keys, Missing, Record, Store, TableMeta, TooNew
 
@@ -115,14 +115,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long past its deadline a table counts as stuck (default: %(default)s)",
     )
-    parser.add_argument(
-        "--redis-url",
-        type=cli.redis_url,
-        default=env_redis_url(),
-        help="the store the server uses (default: REDIS_URL; the embedded store's URL is in valkey.url in the "
-        "server's --data-dir)",
-    )
-    cli.add_key_prefix(parser, "the server's --key-prefix (default: $HAUNTD_KEY_PREFIX; unset: none)")
+    cli.add_store_url(parser)
 
 
 def run(args: argparse.Namespace) -> int:

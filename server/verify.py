@@ -33,7 +33,7 @@ from engine.fairness import derive_seed
 from engine.fairness import verify as matches_commitment
 from engine.registry import get_game
 from server import cli
-from server.app import env_redis_url, redacted
+from server.app import redacted
 from server.preflight import reach
 from server.store import NO_ACTION, NO_EVENTS, Batch, Keys, Missing, Record, Store, TableMeta, TooNew, encode
 
@@ -180,14 +180,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TABLE",
         help="ids of finished tables (the table of a server's table_over log line)",
     )
-    parser.add_argument(
-        "--redis-url",
-        type=cli.redis_url,
-        default=env_redis_url(),
-        help="the store the server uses (default: REDIS_URL; the embedded store's URL is in valkey.url in the "
-        "server's --data-dir)",
-    )
-    cli.add_key_prefix(parser, "the server's --key-prefix (default: $HAUNTD_KEY_PREFIX; unset: none)")
+    cli.add_store_url(parser)
 
 
 async def _verify_all(url: str, prefix: str, tables: list[str]) -> list[Verdict]:
