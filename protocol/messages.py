@@ -273,22 +273,28 @@ class Events(ServerMessage, tag="events"):
     During play the newest update sent also holds ``prompts``, who must decide as of ``seq`` (public), and when
     you owe a decision ``legal`` (your legal actions) and ``view`` (the table as you see it now), so a client
     can decide without replaying events; a spectator gets ``view`` with every ``prompts``, to show the table.
-    ``prompts`` left out means "no news", not "nobody"."""
+    ``prompts`` left out means "no news", not "nobody".  ``timeout``: the seat whose deadline passed, this update
+    being the rules' default the server applied for it.  ``time``: the server's clock (Unix time) when it wrote the
+    update, sent with any prompt's ``deadline``, so a client counts down ``deadline - time`` from the update's
+    arrival whatever its own clock says."""
 
     table: str
     seq: int
     events: list[Any] = []
     seats: list[SeatInfo] | None = None
     status: str | None = None
+    timeout: int | None = None
     prompts: list[PromptInfo] | None = None
     legal: list[Any] = []
     view: Any = None
+    time: float | None = None
 
 
 class Snapshot(ServerMessage, tag="snapshot"):
     """The whole table as your audience may see it, as of ``seq``; ``seat`` is absent for a spectator,
     ``view`` until the game starts.  ``secret_commitment`` (from the creation on) commits to the table's secret,
-    ``commitment`` (from the start on) to the seed derived from it and the seats' nonces (M30)."""
+    ``commitment`` (from the start on) to the seed derived from it and the seats' nonces (M30).  ``time`` as in
+    ``Events``."""
 
     table: str
     game: str
@@ -303,6 +309,7 @@ class Snapshot(ServerMessage, tag="snapshot"):
     view: Any = None
     prompts: list[PromptInfo] = []
     legal: list[Any] = []
+    time: float | None = None
     ref: str | None = None
 
 

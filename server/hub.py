@@ -89,6 +89,12 @@ def prompt_infos(game: Game[Any, Any, Any], state: Any, meta: TableMeta) -> list
     ]
 
 
+def clock(prompts: list[PromptInfo] | None) -> float | None:
+    """The server's time to send beside ``prompts`` when one has a deadline (a client counts down from it, not
+    from its own clock, which may be minutes off)."""
+    return time.time() if prompts and any(p.deadline is not None for p in prompts) else None
+
+
 class Hub:
     """The followers of one table in this process, and what this process knows of the table."""
 
@@ -318,13 +324,16 @@ class Hub:
             return
         started = any(b.status == "playing" for b in batches)
         prompts = self._prompts() if not started else None
+        now = clock(prompts)
         frames: dict[Audience, list[bytes]] = {a: [] for a in audiences}
         last = batches[-1] if batches else None
         for batch in batches:
             full = last_events if batch is last and last_events is not None else self._full_events(batch)
-            now = prompts if batch is last else None
+            newest = batch is last
             for audience in audiences:
-                frames[audience].append(self._events_frame(batch, audience, full, now))
+                frames[audience].append(
+                    self._events_frame(batch, audience, full, prompts if newest else None, now if newest else None)
+                )
         tail = [self._game_over_frame()] if self.meta.status == "over" else []
         for audience in audiences:
             if started:
@@ -362,11 +371,17 @@ class Hub:
         return decode_events(self.game.name, batch.events) if batch.events != NO_EVENTS else []
 
     def _events_frame(
-        self, batch: Batch, audience: Audience, full: list[Any], prompts: list[PromptInfo] | None = None
+        self,
+        batch: Batch,
+        audience: Audience,
+        full: list[Any],
+        prompts: list[PromptInfo] | None = None,
+        now: float | None = None,
     ) -> bytes:
         """Update ``batch`` for ``audience``; with ``prompts`` (the table is at ``batch.seq``), also the
         audience's legal actions and view when it must decide, and the spectators' view: encoded once for them
-        all, rather than a snapshot per spectator asking for one after each update (as the web page does)."""
+        all, rather than a snapshot per spectator asking for one after each update (as the web page does); and
+        ``now``, the server's time (``clock``)."""
         redact = self.game.redact
         events = [r for e in full if (r := redact(e, audience)) is not None]
         legal = self._legal(audience) if prompts and any(p.seat == audience for p in prompts) else []
@@ -378,9 +393,11 @@ class Hub:
                 events=events,
                 seats=batch.seats,
                 status=batch.status,
+                timeout=batch.seat if batch.timeout else None,
                 prompts=prompts or None,
                 legal=legal,
                 view=view,
+                time=now,
             )
         )
 
@@ -396,6 +413,7 @@ class Hub:
 
     def _snapshot_frame(self, audience: Audience, ref: str | None) -> bytes:
         meta = self.meta
+        prompts = self._prompts()
         return codec.encode(
             Snapshot(
                 table=self.table,
@@ -409,8 +427,9 @@ class Hub:
                 secret_commitment=meta.secret_commitment,
                 turn_seconds=meta.turn_seconds,
                 view=self.game.view(self.state, audience) if self.state is not None else None,
-                prompts=self._prompts(),
+                prompts=prompts,
                 legal=self._legal(audience),
+                time=clock(prompts),
                 ref=ref,
             )
         )

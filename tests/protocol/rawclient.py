@@ -71,7 +71,16 @@ SERVER_MESSAGES: dict[str, Shape] = {
     "rejected": ({"table": STR, "cmd": STR, "code": STR, "message": STR}, {"ref": STR}),
     "events": (
         {"table": STR, "seq": INT},
-        {"events": LIST, "seats": LIST, "status": STR, "prompts": LIST, "legal": LIST, "view": ANY},
+        {
+            "events": LIST,
+            "seats": LIST,
+            "status": STR,
+            "timeout": INT,
+            "prompts": LIST,
+            "legal": LIST,
+            "view": ANY,
+            "time": NUM,
+        },
     ),
     "snapshot": (
         {"table": STR, "game": STR, "seq": INT, "status": STR, "seats": LIST},
@@ -85,6 +94,7 @@ SERVER_MESSAGES: dict[str, Shape] = {
             "ref": STR,
             "private": BOOL,
             "turn_seconds": NUM,
+            "time": NUM,
         },
     ),
     "game_over": ({"table": STR, "seq": INT, "commitment": STR, "result": OBJ}, {"secret": STR, "nonces": LIST}),
