@@ -191,7 +191,7 @@ function showTargets(board) {
 
 function tickDeadlines() {
   for (const el of app.querySelectorAll(".deadline")) {
-    const seconds = Math.max(0, Math.round(Number(el.dataset.deadline) - Date.now() / 1000));
+    const seconds = Math.max(0, Math.round((Number(el.dataset.due) - performance.now()) / 1000));
     el.textContent = t("table.seconds_left", { seconds });
   }
 }

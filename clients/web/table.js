@@ -157,7 +157,7 @@ function promptPanel(renderer, ctx, table, handlers) {
   const choices = ctx.choices;
   const headline = renderer.prompt(ctx);
   const mine = table.prompts.find((p) => p.seat === ctx.me);
-  const deadline = (mine || table.prompts[0])?.deadline;
+  const due = (mine || table.prompts[0])?.due;
   const primary = choices.filter((a) => renderer.primary(a));
   const back = table.status === "playing" ? takeSeatButton(table, handlers) : null;
   return h(
@@ -169,7 +169,7 @@ function promptPanel(renderer, ctx, table, handlers) {
     table.result && table.scoresClosed
       ? h("div", { class: "buttons" }, h("button", { class: "primary", onclick: handlers.openScores }, t("over.title")))
       : null,
-    deadline ? h("p", { class: "deadline", dataset: { deadline: String(deadline) } }) : null,
+    due !== undefined ? h("p", { class: "deadline", dataset: { due: String(due) } }) : null,
     table.seated && table.seats[ctx.me]?.away && table.status === "playing"
       ? h(
           "div",
@@ -239,6 +239,7 @@ function logPanel(renderer, ctx, table) {
   let shown = [];
   let away = [];
   for (const entry of table.log) {
+    const againAway = entry.timeout !== undefined && away[entry.timeout]; // (the first time out shows as "away")
     if (entry.seats) {
       const names = shownNames(entry.seats);
       for (const [i, seat] of entry.seats.entries()) {
@@ -251,6 +252,7 @@ function logPanel(renderer, ctx, table) {
       shown = names;
       away = entry.seats.map((seat) => seat.away);
     }
+    if (againAway) lines.push(t("log.timeout", { name: shown[entry.timeout] }));
     if (entry.status === "playing") {
       lines.push(t("log.started"));
       if (table.commitment) lines.push(t("log.commitment", { commitment: table.commitment }));

@@ -8,6 +8,14 @@
 
 const REFRESH_GAP_MS = 80; // at most ~12 snapshot requests a second, well under the server's rate limit
 
+/** ``prompts`` with ``due``: each deadline on this page's monotonic clock (``performance.now()`` ms), counted from
+ * the server's ``time`` beside it as the message arrives, so a computer clock minutes off shows the right countdown. */
+export function withDue(prompts, serverTime) {
+  const arrived = performance.now();
+  const now = serverTime ?? Date.now() / 1000; // (a server that sends no time: the computer's clock)
+  return prompts.map((p) => (p.deadline == null ? p : { ...p, due: arrived + (p.deadline - now) * 1000 }));
+}
+
 export class TableState {
   constructor(id, { seat = null, token = null, nonce = null, secretCommitment = null, bots = null } = {}) {
     this.id = id;
@@ -31,7 +39,7 @@ export class TableState {
     this.prompts = [];
     this.legal = [];
     this.promptSeq = -1;
-    this.log = []; // {seq, events, seats, status}
+    this.log = []; // {seq, events, seats, status, timeout}
     this.logStartSeq = null; // the seq the log starts after (0: the whole game)
     this.firstView = null; // the view at the start of the log, when the log misses the beginning
     this.result = null;
@@ -98,7 +106,7 @@ export class TableState {
     this.view = msg.view ?? null;
     this.viewSeq = msg.seq;
     if (msg.seq >= this.promptSeq) {
-      this.prompts = msg.prompts || [];
+      this.prompts = withDue(msg.prompts || [], msg.time);
       this.legal = msg.legal || [];
       this.promptSeq = msg.seq;
     }
@@ -113,7 +121,7 @@ export class TableState {
     if (msg.seats) this.seats = msg.seats;
     if (msg.status === "over") this.over();
     else if (msg.status) this.status = msg.status;
-    this.log.push({ seq: msg.seq, events: msg.events || [], seats: msg.seats || null, status: msg.status || null });
+    this.log.push({ seq: msg.seq, events: msg.events || [], seats: msg.seats || null, status: msg.status || null, timeout: msg.timeout });
     if (!msg.prompts) return false; // no news of who decides (a lobby change, a catch-up, the start's snapshot follows)
     return this.onPrompts(msg);
   }
@@ -128,7 +136,7 @@ export class TableState {
 
   /** Who must decide as of the update just applied (and my legal actions and view, when it is me). */
   onPrompts(msg) {
-    this.prompts = msg.prompts;
+    this.prompts = withDue(msg.prompts, msg.time);
     this.legal = msg.legal || [];
     this.promptSeq = msg.seq;
     if (msg.view != null) {

@@ -22,7 +22,16 @@ from engine.mansion import GAME as MANSION
 from engine.mansion.cards import KINDS as MANSION_KINDS
 from server.launch import ServerProcess
 from tests.web.conftest import _unexpected, screenshot, touch_tab
-from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER, click_a_choice, create_table, exported, play_to_the_end
+from tests.web.play import (
+    ACTS_CHANGED,
+    CHOICES,
+    GAME_OVER,
+    click_a_choice,
+    create_table,
+    exported,
+    play_to_the_end,
+    seat_sdk_players,
+)
 
 FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
 BOARD_CHOICES = f"svg.mansion-board {CHOICES}"
@@ -755,6 +764,53 @@ async def test_a_seat_that_let_its_time_run_out_is_told_so(page: Any, server: Se
     await page.wait_for_selector("#log li:text('Ada is back.')", timeout=5000)
     await page.wait_for_selector("#seats .seat-row.me .badge.away", state="detached", timeout=5000)
     await page.wait_for_selector("#prompt .away-note", state="detached", timeout=5000)
+
+
+async def test_each_default_played_for_an_away_seat_is_logged(page: Any, server: ServerProcess) -> None:
+    """Once a seat is away no seating change marks the server's next defaults for it: the log still names each one
+    (the update's ``timeout``), so the player coming back reads why their pieces moved."""
+    async with Client(server.url, client="web-test-creator") as creator:
+        table = await creator.create("spook", 2, turn_seconds=1)
+    await page.fill("#player-name", "Ada")
+    await page.fill(".by-id input", table)
+    await page.click(".by-id button.primary")
+    (bob,) = await seat_sdk_players(server, table, 1)
+    await page.click("#start:not([disabled])")
+    playing = asyncio.create_task(bob.run())  # Bob plays his turns, Ada none of hers
+    try:
+        await page.wait_for_selector("#log li:text('Ada ran out of time')", timeout=10000)
+        await page.wait_for_selector("#log li:text('Ada is still away: the server decided for them.')", timeout=15000)
+    finally:
+        playing.cancel()
+        await bob.client.close()
+
+
+async def test_the_countdown_is_the_servers_on_a_clock_minutes_off(page: Any, server: ServerProcess) -> None:
+    """A computer whose clock is five minutes fast shows the time a decision has left, counted from the server's
+    ``time`` beside its deadline: not "0 s left" (a clock five minutes slow: not 340), and again so after a reload in
+    the middle of the turn, which keeps the decision's deadline."""
+    async with Client(server.url, client="web-test-creator") as creator:
+        table = await creator.create("mansion", 2, bots=1, turn_seconds=40)
+    await page.add_init_script("{ const real = Date.now; Date.now = () => real() + 300000; }")
+    await page.reload()
+    await page.fill("#player-name", "Ada")
+    await page.fill(".by-id input", table)
+    await page.click(".by-id button.primary")
+    await page.click("#start:not([disabled])")
+    first = await _seconds_left(page)
+    assert 30 <= first <= 40, first
+    await page.reload()
+    again = await _seconds_left(page)
+    assert 30 <= again <= first, (first, again)
+
+
+async def _seconds_left(page: Any) -> int:
+    """The countdown of the page's own decision, in seconds."""
+    await page.wait_for_selector("#prompt.mine .deadline", timeout=10000)
+    text = await page.inner_text("#prompt.mine .deadline")
+    found = re.search(r"\d+", text)
+    assert found, text
+    return int(found.group())
 
 
 async def test_the_way_back_to_a_game_under_way(page: Any) -> None:

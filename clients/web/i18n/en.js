@@ -83,6 +83,7 @@ export default {
   "log.secret_commitment": "Table secret commitment (SHA-256): {commitment}; the seed will be derived from that secret and every seated player's nonce.",
   "log.away": "{name} ran out of time: the server decides for them until they act.",
   "log.back": "{name} is back.",
+  "log.timeout": "{name} is still away: the server decided for them.",
   "log.over": "The game is over.",
   "log.empty": "Nothing yet.",
 

@@ -83,6 +83,7 @@ export default {
   "log.secret_commitment": "Engagement sur le secret de la table (SHA-256) : {commitment} ; la graine sera tirée de ce secret et du nonce de chaque joueur assis.",
   "log.away": "{name} a laissé passer son temps : le serveur décide à sa place jusqu'à son retour.",
   "log.back": "{name} est de retour.",
+  "log.timeout": "{name} est toujours absent : le serveur a décidé à sa place.",
   "log.over": "La partie est terminée.",
   "log.empty": "Rien pour l'instant.",
 
