@@ -315,7 +315,8 @@ class TableService:
 
         def build(record: Record) -> Change:
             if msg.seq is not None and msg.seq != record.seq:
-                raise ProtocolError(Code.STALE, f"the table is at seq {record.seq}, not {msg.seq}")
+                why = f": seat {seat}'s time ran out, the server decided for it" if seat in record.meta.away else ""
+                raise ProtocolError(Code.STALE, f"the table is at seq {record.seq}, not {msg.seq}{why}")
             return self._apply(game, record, seat, action)
 
         seq, fresh = await self._once(hub, build, command)

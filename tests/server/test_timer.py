@@ -224,6 +224,10 @@ async def test_a_seat_whose_time_is_up_acts_no_more(start_server: ServerFactory,
         sync_redis.zadd(DUE, {table: time.time()})  # let them go
         await wait_for_seq(sync_redis, table, seq + 2)
         assert [(b.seat, b.timeout) for b in logged(sync_redis, table)[seq : seq + 2]] == [(0, True), (1, True)]
+        # The dial sent again once the default is done: refused stale, saying why (not only that the seq moved on).
+        reply = await seats[1].ask(type="act", table=table, token=tokens[1], cmd="later", action=dial, seq=seq)
+        assert (reply["type"], reply.get("code")) == ("rejected", "stale"), reply
+        assert "seat 1's time ran out, the server decided for it" in reply["message"], reply
     finally:
         for t in (lobby, *seats):
             await t.close()
