@@ -328,7 +328,8 @@ class TableService:
 
     async def back(self, hub: Hub, seat: int) -> None:
         """``seat``'s player says it is back (``resume`` with ``back``): an away mark is cleared (an update with
-        the new seating), so it gets full decisions again and a table paused with every person away goes on."""
+        the new seating), so it gets full decisions again and a table paused with every person away goes on.  A
+        decision whose deadline has passed stays due: its default is coming, as for a late ``act`` (``stale``)."""
 
         def build(record: Record) -> Change:
             meta = record.meta
@@ -337,7 +338,9 @@ class TableService:
             new = msgspec.structs.replace(meta, away=[s for s in meta.away if s != seat])
             state = hub.game.decode_state(record.state)
             prompts = hub.game.prompts(state)
-            new.deadlines = deadlines(hub.game, new, prompts, state, time.time(), self.away_grace, seat)
+            now = time.time()
+            renewed = seat if meta.deadlines.get(seat, math.inf) > now else None  # (None: every deadline kept)
+            new.deadlines = deadlines(hub.game, new, prompts, state, now, self.away_grace, renewed)
             batch = Batch(seq=record.seq + 1, at=time.time(), seats=new.seat_infos())
             return Change(new, record.state, batch)  # (the state, unchanged, for other processes' notices)
 

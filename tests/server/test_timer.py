@@ -231,3 +231,39 @@ async def test_a_seat_whose_time_is_up_acts_no_more(start_server: ServerFactory,
     finally:
         for t in (lobby, *seats):
             await t.close()
+
+
+async def test_coming_back_past_the_deadline_takes_no_decision_back(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """An away seat whose deadline has passed, its default not yet applied (the schedule polls; a process that died
+    holding the claim delays it by the lease), says it is back: the mark goes, but the decision stays due and the
+    rules' default comes, once.  It got a fresh full time limit instead, so a reconnect took back a decision the
+    server was already making, as its own late ``act`` may not (``stale``)."""
+    from server.store import DUE
+    from tests.server.test_hidden_frames import tap
+
+    server = start_server("--away-grace", "0.5")
+    lobby = await tap(server.url, None)
+    table = (await lobby.ask(type="create", game="spook", seats=2, turn_seconds=1.0))["table"]
+    seats = [await tap(server.url, seat) for seat in (0, 1)]
+    tokens = [(await t.ask(type="join", table=table, name=f"P{i}", seat=i))["token"] for i, t in enumerate(seats)]
+    await seats[0].ask(type="start", table=table, token=tokens[0])
+    try:
+        started = stored_seq(sync_redis, table)
+        await wait_for_seq(sync_redis, table, started + 1)  # seat 0's draw, defaulted: away
+        sync_redis.zadd(DUE, {table: "+inf"})  # the server's next time-out held back
+        meta = decode_meta(sync_redis.hget(key(table), "meta"))
+        assert meta.away == [0] and stored_seq(sync_redis, table) == started + 1, meta
+        due = meta.deadlines[0]  # its roll's, half a second on
+        await asyncio.sleep(due - time.time() + 0.05)
+        back = await seats[0].ask(type="resume", table=table, token=tokens[0], last_seq=started + 1, back=True)
+        assert back["type"] == "snapshot" and not back["seats"][0].get("away"), back
+        assert decode_meta(sync_redis.hget(key(table), "meta")).deadlines[0] == due  # still due, not renewed
+        sync_redis.zadd(DUE, {table: time.time()})  # let it go
+        await wait_for_seq(sync_redis, table, started + 3)
+        defaulted = logged(sync_redis, table)[started + 2]
+        assert defaulted.seat == 0 and defaulted.timeout, defaulted
+    finally:
+        for t in (lobby, *seats):
+            await t.close()
