@@ -200,10 +200,10 @@ async def test_a_time_out_is_named_to_every_seat_and_a_deadline_needs_no_client_
     """Each update that carries a deadline carries the server's ``time`` beside it, so a client whose clock is off
     counts down ``deadline - time`` all the same; each default the server applies names its seat in ``timeout``,
     to every seat, also once the seat is away already (when no seating change says anything)."""
-    _, (absent, present) = await net.seat_table("spook", 2, turn_seconds=0.5)
+    _, (absent, present) = await net.seat_table("spook", 2, turn_seconds=1.0)
     snapshot = absent.track.snapshots[-1]
     (prompt,) = snapshot["prompts"]
-    assert prompt["seat"] == 0 and prompt["deadline"] - snapshot["time"] == pytest.approx(0.5, abs=0.1)
+    assert prompt["seat"] == 0 and 0.5 < prompt["deadline"] - snapshot["time"] <= 1.0, snapshot
     seen: list[dict[str, Any]] = []  # the present seat's updates that defaulted a decision
     while len(seen) < 2:
         msg = await present.step(5)  # seat 1 plays its turns; seat 0 never acts
@@ -211,7 +211,7 @@ async def test_a_time_out_is_named_to_every_seat_and_a_deadline_needs_no_client_
             seen.append(msg)
         for p in msg.get("prompts", []) if msg["type"] in ("events", "snapshot") else []:
             if "deadline" in p:
-                assert p["deadline"] - msg["time"] <= 0.5 + 1e-6, msg
+                assert p["deadline"] - msg["time"] <= 1.0, msg
     assert [m["timeout"] for m in seen] == [0, 0] and "seats" in seen[0] and "seats" not in seen[1], seen
     told = [m async for m in _frames(absent.client, "events") if "timeout" in m]
     assert [m["seq"] for m in told][:2] == [m["seq"] for m in seen] and all(m["timeout"] == 0 for m in told), told

@@ -243,9 +243,9 @@ async def test_coming_back_past_the_deadline_takes_no_decision_back(
     from server.store import DUE
     from tests.server.test_hidden_frames import tap
 
-    server = start_server("--away-grace", "0.5")
+    server = start_server("--away-grace", "1.0")
     lobby = await tap(server.url, None)
-    table = (await lobby.ask(type="create", game="spook", seats=2, turn_seconds=1.0))["table"]
+    table = (await lobby.ask(type="create", game="spook", seats=2, turn_seconds=1.5))["table"]
     seats = [await tap(server.url, seat) for seat in (0, 1)]
     tokens = [(await t.ask(type="join", table=table, name=f"P{i}", seat=i))["token"] for i, t in enumerate(seats)]
     await seats[0].ask(type="start", table=table, token=tokens[0])
@@ -255,7 +255,7 @@ async def test_coming_back_past_the_deadline_takes_no_decision_back(
         sync_redis.zadd(DUE, {table: "+inf"})  # the server's next time-out held back
         meta = decode_meta(sync_redis.hget(key(table), "meta"))
         assert meta.away == [0] and stored_seq(sync_redis, table) == started + 1, meta
-        due = meta.deadlines[0]  # its roll's, half a second on
+        due = meta.deadlines[0]  # its roll's, a second on
         await asyncio.sleep(due - time.time() + 0.05)
         back = await seats[0].ask(type="resume", table=table, token=tokens[0], last_seq=started + 1, back=True)
         assert back["type"] == "snapshot" and not back["seats"][0].get("away"), back
