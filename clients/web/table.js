@@ -208,6 +208,8 @@ function choicesPanel(renderer, ctx) {
 
 function seatsPanel(renderer, ctx, table) {
   const owed = new Set(table.prompts.map((p) => p.seat));
+  // each person's pending decision with its time left (prompts are public); a bot's falls due at once
+  const due = new Map(table.prompts.filter((p) => p.due !== undefined).map((p) => [p.seat, p.due]));
   return h(
     "section",
     { class: "panel seats", id: "seats" },
@@ -224,6 +226,7 @@ function seatsPanel(renderer, ctx, table) {
           seat.bot ? h("span", { class: "badge" }, t("table.bot")) : null,
           seat.seat === ctx.me ? h("span", { class: "badge you" }, t("table.you")) : null,
           seat.away ? h("span", { class: "badge away", title: t("table.away_help") }, t("table.away")) : null,
+          due.has(seat.seat) && !seat.bot ? h("span", { class: "badge deadline", dataset: { due: String(due.get(seat.seat)) } }) : null,
         ),
         ctx.view ? renderer.seat(ctx, seat.seat) : null,
       ),

@@ -804,10 +804,29 @@ async def test_the_countdown_is_the_servers_on_a_clock_minutes_off(page: Any, se
     assert 30 <= again <= first, (first, again)
 
 
-async def _seconds_left(page: Any) -> int:
-    """The countdown of the page's own decision, in seconds."""
-    await page.wait_for_selector("#prompt.mine .deadline", timeout=10000)
-    text = await page.inner_text("#prompt.mine .deadline")
+async def test_another_seats_decision_shows_its_time_left(page: Any, server: ServerProcess) -> None:
+    """Prompts are public: the seat that must decide shows its countdown in the seating, to everyone (the page showed
+    only one, in the prompt panel)."""
+    async with Client(server.url, client="web-test-creator") as creator:
+        table = await creator.create("spook", 2, turn_seconds=40)
+    (bob,) = await seat_sdk_players(server, table, 1)  # seat 0, which draws first (S): he lets it wait
+    try:
+        await page.fill("#player-name", "Ada")
+        await page.fill(".by-id input", table)
+        await page.click(".by-id button.primary")
+        await page.click("#start:not([disabled])")
+        left = await _seconds_left(page, "#seats .seat-row[data-seat='0'] .deadline")
+        assert 30 <= left <= 40, left
+        assert not await page.is_visible("#seats .seat-row[data-seat='1'] .deadline")  # Ada owes nothing yet
+        await screenshot(page, "countdown")
+    finally:
+        await bob.client.close()
+
+
+async def _seconds_left(page: Any, where: str = "#prompt.mine .deadline") -> int:
+    """A countdown shown (by default the page's own decision's), in seconds."""
+    await page.wait_for_selector(where, timeout=10000)
+    text = await page.inner_text(where)
     found = re.search(r"\d+", text)
     assert found, text
     return int(found.group())
