@@ -154,9 +154,7 @@ class Keys:
         return self.prefix + "hauntd:hello"
 
 
-NO_PREFIX = Keys()  # the keys of a deployment without a prefix; by their names of old (tests and tools use them):
-key, log_key, cmd_key, channel = NO_PREFIX.record, NO_PREFIX.log, NO_PREFIX.cmds, NO_PREFIX.channel
-OPEN_TABLES, WAITING, DUE = NO_PREFIX.open, NO_PREFIX.waiting, NO_PREFIX.due
+NO_PREFIX = Keys()  # the keys of a deployment without a prefix
 
 
 class TableMeta(msgspec.Struct, kw_only=True):

@@ -19,7 +19,7 @@ from clients.loadtest import Clock, died
 from clients.sdk import Client
 from protocol.messages import Events, Snapshot
 from server.launch import ROOT
-from server.store import Batch, Store, TableMeta, encode, log_key
+from server.store import NO_PREFIX, Batch, Store, TableMeta, encode
 
 ZERO = ("lost_actions", "duplicate_actions", "sequence_gaps", "replay_failures", "leaks")
 
@@ -60,8 +60,8 @@ async def test_the_audit_sees_a_lost_action_a_doubled_command_and_a_skipped_seq(
             "replay_examples": {},
         }
         ledger.accepted[table].append((1, "d", 2))  # told accepted as 2, but 2 is another command
-        await client.xadd(log_key(table), {"b": encode(Batch(seq=5, at=0.0, seat=0, cmd="c:0:a"))}, id="5-0")
-        await client.hset("{t:" + table + "}", "seq", 5)  # and 4 is missing from the log
+        await client.xadd(NO_PREFIX.log(table), {"b": encode(Batch(seq=5, at=0.0, seat=0, cmd="c:0:a"))}, id="5-0")
+        await client.hset(NO_PREFIX.record(table), "seq", 5)  # and 4 is missing from the log
         ledger.completed.add(table)  # and said to be over, though its record is not: it cannot be replayed
         found = await audit(store_url, ledger)
         assert found == {
@@ -75,7 +75,7 @@ async def test_the_audit_sees_a_lost_action_a_doubled_command_and_a_skipped_seq(
         report = {"games_started": 1, "games_completed": 1, **found, "sequence_gaps": found["log_gaps"], "leaks": 0}
         assert not passed(report)
     finally:
-        await client.delete("{t:" + table + "}", log_key(table), "{t:" + table + "}:cmd")
+        await client.delete(NO_PREFIX.record(table), NO_PREFIX.log(table), NO_PREFIX.cmds(table))
         await client.aclose()
 
 

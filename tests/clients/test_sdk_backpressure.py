@@ -13,7 +13,7 @@ import redis
 from clients.sdk import Client
 from protocol.messages import Events, GameOver, ListTables, ServerMsg, Snapshot
 from server.launch import ServerProcess
-from server.store import OPEN_TABLES
+from server.store import NO_PREFIX
 from tests.server.conftest import ServerFactory
 from tests.server.players import close, play, seat_players
 
@@ -119,6 +119,6 @@ async def test_a_client_that_never_reads_is_cut_off_by_the_server_and_resumes_wh
     finally:
         await close(players)
         await slow.close()
-        sync_redis.zrem(OPEN_TABLES, *listed)  # (the store is shared: other tests list open tables)
+        sync_redis.zrem(NO_PREFIX.open, *listed)  # (the store is shared: other tests list open tables)
     errors = [line for line in server.log_lines() if line.get("level") == "error" or "exception" in line]
     assert errors == []

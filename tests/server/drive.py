@@ -7,18 +7,18 @@ from typing import Any
 import redis
 
 from engine.registry import get_game
-from server.store import key
+from server.store import NO_PREFIX
 
 GAME = get_game("mansion")
 
 
 def stored_state(sync_redis: redis.Redis, table: str) -> bytes:
-    data = sync_redis.hget(key(table), "state")
+    data = sync_redis.hget(NO_PREFIX.record(table), "state")
     return bytes(data) if data else b""
 
 
 def stored_seq(sync_redis: redis.Redis, table: str) -> int:
-    return int(sync_redis.hget(key(table), "seq"))
+    return int(sync_redis.hget(NO_PREFIX.record(table), "seq"))
 
 
 def next_move(sync_redis: redis.Redis, table: str, pick: int = 0) -> tuple[int, Any, int]:

@@ -25,12 +25,17 @@ from server import bots
 from server.hub import Hub
 from server.metrics import Metrics
 from server.service import TableService
-from server.store import DUE, Store, cmd_key, decode_meta
+from server.store import NO_PREFIX, Store, decode_meta
 from tests.engine.test_hidden_decisions import SCRAMBLE
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq, stored_state
 from tests.server.players import Player, assert_gapless
 from tests.server.test_timer import logged, wait_for_seq
+
+
+def bot_commands(sync_redis: redis.Redis, table: str) -> dict[str, int]:
+    """The bots' command ids this table committed, each with the seq it committed at."""
+    return {k.decode(): int(v) for k, v in sync_redis.hgetall(NO_PREFIX.cmds(table)).items() if k.startswith(b"bot:")}
 
 
 async def test_a_person_plays_alone_against_three_bots(start_server: ServerFactory, sync_redis: redis.Redis) -> None:
@@ -57,7 +62,7 @@ async def test_a_person_plays_alone_against_three_bots(start_server: ServerFacto
     moves = [b for b in batches if b.seat is not None]
     assert {b.seat for b in moves} == {0, 1, 2, 3} and not any(b.timeout for b in moves)
     assert sum(b.seat == 3 for b in moves) == me.acted
-    decided = {k.decode(): int(v) for k, v in sync_redis.hgetall(cmd_key(table)).items() if k.startswith(b"bot:")}
+    decided = bot_commands(sync_redis, table)
     assert sorted(decided.values()) == [b.seq for b in moves if b.seat != 3]  # each bot move committed once
 
 
@@ -193,7 +198,7 @@ async def test_a_bot_move_owed_by_a_dead_process_is_made_once(
             action = next((a for a in legal if type(a).__name__ == "EndTurn"), legal[0])
             await service.act(hub, me, Act(table=table, token="-", cmd=f"c{time.time()}", action=to_builtins(action)))
     owed = stored_seq(sync_redis, table)
-    assert sync_redis.zscore(DUE, table) is not None
+    assert sync_redis.zscore(NO_PREFIX.due, table) is not None
     await asyncio.sleep(0.5)
     assert stored_seq(sync_redis, table) == owed  # nobody runs: nothing moves
 
@@ -205,6 +210,6 @@ async def test_a_bot_move_owed_by_a_dead_process_is_made_once(
         await asyncio.sleep(0.05)
     after = logged(sync_redis, table)[owed:]
     assert after and all(b.seat == 1 - me and not b.timeout for b in after)
-    decided = {k.decode(): int(v) for k, v in sync_redis.hgetall(cmd_key(table)).items() if k.startswith(b"bot:")}
+    decided = bot_commands(sync_redis, table)
     assert sorted(v for v in decided.values() if v > owed) == [b.seq for b in after]
-    assert sync_redis.zscore(DUE, table) is None  # my decision has no deadline: nothing left in the schedule
+    assert sync_redis.zscore(NO_PREFIX.due, table) is None  # my decision has no deadline: nothing left in the schedule

@@ -22,7 +22,7 @@ from clients.sdk import Client, ServerError
 from engine.mansion.actions import Action
 from protocol.errors import Code
 from server.embedded import EmbeddedValkey
-from server.store import QUIET, key
+from server.store import NO_PREFIX, QUIET
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.drive import GAME, next_move, stored_state
 from tests.server.players import Player, close, play, seat_players
@@ -48,7 +48,7 @@ async def ask(ws: ClientConnection, frame: str | bytes | dict[str, Any]) -> dict
 
 def table_bytes(sync_redis: redis.Redis, table: str) -> tuple[Any, ...]:
     """Everything stored about the table: record, state, seq."""
-    return tuple(sync_redis.hmget(key(table), "seq", "meta", "state"))
+    return tuple(sync_redis.hmget(NO_PREFIX.record(table), "seq", "meta", "state"))
 
 
 @pytest.fixture

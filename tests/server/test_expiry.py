@@ -27,7 +27,7 @@ from server import hub as hub_module
 from server.hub import Fanout, Hub
 from server.metrics import Metrics
 from server.service import TableService, token_digest
-from server.store import DUE, Missing, Store, channel, cmd_key, key, log_key
+from server.store import NO_PREFIX, Missing, Store
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.players import close, play, seat_players
 from tests.server.test_hub import Socket
@@ -63,7 +63,7 @@ async def started(fanout: Fanout, service: TableService) -> tuple[str, Hub]:
 def expire(sync_redis: redis.Redis, table: str) -> None:
     """What the store's expiry does to a table: its record, log and command ids are gone (its entries in the
     global indexes, the lobby's and the schedule's, stay: both are hints, re-checked)."""
-    assert sync_redis.delete(key(table), log_key(table), cmd_key(table)) >= 1
+    assert sync_redis.delete(NO_PREFIX.record(table), NO_PREFIX.log(table), NO_PREFIX.cmds(table)) >= 1
 
 
 async def raw(url: str) -> ClientConnection:
@@ -198,7 +198,7 @@ async def test_a_game_gone_mid_play_across_two_processes(start_server: ServerFac
     table, players = await seat_players([one.url, two.url], seed=11, turn_seconds=300)
     try:
         await play(players, stop_at=12)
-        assert sync_redis.zscore(DUE, table) is not None
+        assert sync_redis.zscore(NO_PREFIX.due, table) is not None
         expire(sync_redis, table)
         mover = next(p for p in players if p.client.url == one.url)
         outcome = await mover.client.act(table, {"type": "end_turn"})
@@ -220,10 +220,10 @@ async def test_a_game_gone_mid_play_across_two_processes(start_server: ServerFac
                 await asyncio.sleep(0.1)
             assert tables_followed(server) == 0
         deadline = time.monotonic() + 10  # its deadline, once claimed, finds no table and leaves the schedule
-        sync_redis.zadd(DUE, {table: 0})
-        while sync_redis.zscore(DUE, table) is not None and time.monotonic() < deadline:
+        sync_redis.zadd(NO_PREFIX.due, {table: 0})
+        while sync_redis.zscore(NO_PREFIX.due, table) is not None and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-        assert sync_redis.zscore(DUE, table) is None
+        assert sync_redis.zscore(NO_PREFIX.due, table) is None
     finally:
         await close(players)
     assert_clean_log(one, two)
@@ -239,7 +239,7 @@ async def test_a_hub_found_gone_leaves_nothing_behind(store_url: str, sync_redis
         _, token, _ = await service.join(hub, Join(table=table, name="A"))
         follower = Socket()
         await hub.attach(follower, 0, None, None, token_digest(token))
-        assert sync_redis.pubsub_numsub(channel(table)) == [(channel(table).encode(), 1)]
+        assert sync_redis.pubsub_numsub(NO_PREFIX.channel(table)) == [(NO_PREFIX.channel(table).encode(), 1)]
         expire(sync_redis, table)
         await fanout.resync()
         assert hub.gone and fanout.hubs == {} and hub.followers == {} and hub.holders == {}
@@ -248,7 +248,7 @@ async def test_a_hub_found_gone_leaves_nothing_behind(store_url: str, sync_redis
         assert follower.got[-1] == ("done", table)
         await asyncio.sleep(0.1)
         assert not hub_module._background  # the unsubscribe is done
-        assert sync_redis.pubsub_numsub(channel(table)) == [(channel(table).encode(), 0)]
+        assert sync_redis.pubsub_numsub(NO_PREFIX.channel(table)) == [(NO_PREFIX.channel(table).encode(), 0)]
         with pytest.raises(Missing):  # (the connection answers ``not_found``)
             await service.join(hub, Join(table=table, name="B"))
         with pytest.raises(Missing):
@@ -283,7 +283,7 @@ async def test_a_bot_whose_table_is_gone_stops_with_not_found(server: ServerProc
     bot = asyncio.create_task(
         run_bot(server.url, table, seat=None, name="bot", strategy_name="random", game="auto", seed=1)
     )
-    while sync_redis.hget(key(table), "seq") != b"1":  # seated, waiting for a second player
+    while sync_redis.hget(NO_PREFIX.record(table), "seq") != b"1":  # seated, waiting for a second player
         await asyncio.sleep(0.05)
     expire(sync_redis, table)
     with pytest.raises(ServerError) as ended:

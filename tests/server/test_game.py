@@ -7,7 +7,7 @@ import urllib.request
 import redis
 
 from engine.fairness import verify
-from server.store import key, log_key
+from server.store import NO_PREFIX
 from tests.server.conftest import ServerProcess
 from tests.server.players import assert_gapless, close, play, seat_players
 
@@ -18,8 +18,8 @@ async def test_four_seat_mansion_game_to_the_end(server: ServerProcess, sync_red
         await play(players)
     finally:
         await close(players)
-    final = int(sync_redis.hget(key(table), "seq"))
-    assert sync_redis.xlen(log_key(table)) == final  # one log entry per update, nothing else
+    final = int(sync_redis.hget(NO_PREFIX.record(table), "seq"))
+    assert sync_redis.xlen(NO_PREFIX.log(table)) == final  # one log entry per update, nothing else
     results = [p.result for p in players]
     assert results[0] is not None
     assert all(r == results[0] for r in results)  # everyone sees the same final reveal

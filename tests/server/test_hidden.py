@@ -16,7 +16,7 @@ from websockets.asyncio.client import connect
 from clients.sdk import Client
 from protocol.messages import Events, GameOver, Snapshot
 from server.hub import decode_events
-from server.store import decode_batch, decode_meta, key, log_key
+from server.store import NO_PREFIX, decode_batch, decode_meta
 from tests.server.conftest import ServerProcess
 from tests.server.drive import GAME
 from tests.server.players import close, play, seat_players
@@ -26,7 +26,7 @@ PRIVATE = {"haunt_drawn": "values", "haunt_discarded": "value", "dial_set": "bid
 
 def logged_events(sync_redis: redis.Redis, table: str) -> dict[int, list[Any]]:
     out = {}
-    for _, fields in sync_redis.xrange(log_key(table)):
+    for _, fields in sync_redis.xrange(NO_PREFIX.log(table)):
         batch = decode_batch(fields[b"b"])
         out[batch.seq] = decode_events("mansion", batch.events)
     return out
@@ -151,7 +151,7 @@ async def test_the_seed_inputs_stay_hidden_in_the_lobby(server: ServerProcess, s
         assert [r["code"] for r in refused] == ["table_full", "not_started", "bad_field"]
         await ask(spectator, seen[2], type="list", ref="l")
         await asyncio.sleep(0.2)  # the updates of the joins
-    meta = decode_meta(sync_redis.hget(key(table), "meta"))
+    meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
     assert meta.secret is not None and meta.nonces == [*nonces, ""]
     lobby = [json.loads(f) for f in seen[2] if '"snapshot"' in f]
     assert lobby and all(s["secret_commitment"] == meta.secret_commitment for s in lobby)

@@ -40,7 +40,7 @@ from engine.registry import get_game
 from protocol import codec
 from server.hub import decode_events, prompt_infos
 from server.launch import ServerProcess
-from server.store import NO_ACTION, NO_EVENTS, TableMeta, decode_batch, decode_meta, key, log_key
+from server.store import NO_ACTION, NO_EVENTS, NO_PREFIX, TableMeta, decode_batch, decode_meta
 from tests.engine.test_hidden_decisions import PROBES, SCRAMBLE, answer
 from tests.server.conftest import ServerFactory
 
@@ -125,7 +125,7 @@ class Cheat:
         return get_game(self.name)
 
     def stored(self) -> tuple[int, Any]:
-        seq, state = self.sync_redis.hmget(key(self.table), "seq", "state")
+        seq, state = self.sync_redis.hmget(NO_PREFIX.record(self.table), "seq", "state")
         return int(seq), self.game.decode_state(bytes(state))
 
     async def sit(self) -> None:
@@ -215,14 +215,14 @@ class Cheat:
 
 def replay(sync_redis: redis.Redis, table: str) -> tuple[TableMeta, dict[int, bytes], dict[int, list[Any]], str]:
     """The table's meta, its state after each update of play, each update's full events, the revealed seed."""
-    meta = decode_meta(sync_redis.hget(key(table), "meta"))
+    meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
     game = get_game(meta.game)
-    result = game.result(game.decode_state(bytes(sync_redis.hget(key(table), "state"))))
+    result = game.result(game.decode_state(bytes(sync_redis.hget(NO_PREFIX.record(table), "state"))))
     assert result is not None
     state = game.setup(meta.seats, bytes.fromhex(result.seed), game.decode_options(meta.options), table)
     states: dict[int, bytes] = {}
     events: dict[int, list[Any]] = {}
-    for _, fields in sync_redis.xrange(log_key(table)):
+    for _, fields in sync_redis.xrange(NO_PREFIX.log(table)):
         batch = decode_batch(fields[b"b"])
         events[batch.seq] = decode_events(meta.game, batch.events) if batch.events != NO_EVENTS else []
         if batch.action != NO_ACTION:
@@ -309,7 +309,7 @@ async def test_a_cheating_player_learns_nothing_hidden_from_any_frame(
         for t in cheat.taps:
             await t.close()
     assert assert_nothing_but_their_own(cheat) > 0
-    meta = decode_meta(sync_redis.hget(key(cheat.table), "meta"))
+    meta = decode_meta(sync_redis.hget(NO_PREFIX.record(cheat.table), "meta"))
     unlogged = {*cheat.tokens.values(), meta.secret or "?", *filter(None, meta.nonces)}
     for line in debug_server.log_path.read_text().splitlines():
         entry = json.loads(line)

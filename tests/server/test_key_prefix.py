@@ -12,7 +12,7 @@ import redis
 
 from clients.sdk import Client, ServerError
 from server.launch import ROOT
-from server.store import Keys, key, log_key
+from server.store import NO_PREFIX, Keys
 from tests.server.conftest import ServerFactory
 from tests.server.players import assert_gapless, close, play, seat_players
 
@@ -64,7 +64,7 @@ async def test_two_deployments_on_one_store_never_meet(
     assert {staging.record(table), staging.log(table), staging.cmds(table)} <= made
     assert production.record(theirs) in made
     assert all(k.startswith(("staging:", "production:")) for k in made), made
-    assert not sync_redis.exists(key(table), log_key(table))  # nothing under the names of old
+    assert not sync_redis.exists(NO_PREFIX.record(table), NO_PREFIX.log(table))  # nothing under the names of old
     assert _verify(store_url, table, env={"HAUNTD_KEY_PREFIX": "staging"})["ok"] is True
     assert _verify(store_url, table, "--key-prefix", "production")["status"] == "missing"
 

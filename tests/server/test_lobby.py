@@ -168,7 +168,7 @@ async def test_a_lobby_takes_a_bounded_number_of_seat_changes_and_still_fills(
     be filled or started): the leaves are refused instead, so the seats taken are kept and the table fills."""
     from protocol.errors import Code
     from server.service import LOBBY_UPDATES
-    from server.store import log_key
+    from server.store import NO_PREFIX
 
     server = start_server("--rate", "1e6", "--burst", "1000000")
     owner, churner, friend = Client(server.url), Client(server.url), Client(server.url)
@@ -184,10 +184,10 @@ async def test_a_lobby_takes_a_bounded_number_of_seat_changes_and_still_fills(
             except ServerError as caught:
                 assert caught.code == Code.LIMIT and "kept until the start" in caught.message
                 break
-        assert sync_redis.xlen(log_key(table)) == LOBBY_UPDATES
+        assert sync_redis.xlen(NO_PREFIX.log(table)) == LOBBY_UPDATES
         assert (await friend.join(table, "Bo")).seat == 2  # a join is never refused: the table fills …
         await friend.start(table)  # … and starts
-        assert sync_redis.xlen(log_key(table)) == LOBBY_UPDATES + 2
+        assert sync_redis.xlen(NO_PREFIX.log(table)) == LOBBY_UPDATES + 2
     finally:
         for client in (owner, churner, friend):
             await client.close()

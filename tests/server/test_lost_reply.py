@@ -19,7 +19,7 @@ from protocol.messages import Create, Events, Join
 from server.hub import Hub
 from server.metrics import Metrics
 from server.service import TableService
-from server.store import OPEN_TABLES, Store
+from server.store import NO_PREFIX, Store
 from tests.server.test_hub import Socket
 
 
@@ -139,14 +139,14 @@ async def test_a_leave_whose_reply_was_lost_answers_left(cutter: tuple[ReplyCutt
     service, hub, tokens = await seated(store)
     follower = Socket()
     await hub.attach(follower, None, None, None)
-    assert await store.redis.zscore(OPEN_TABLES, hub.table) is None  # full
+    assert await store.redis.zscore(NO_PREFIX.open, hub.table) is None  # full
     proxy.armed = True
     seq = await service.leave(hub, tokens[1])
     assert proxy.cut == 1
     record = await store.load(hub.table)
     assert seq == record.seq == 3 and record.meta.names == ["P0", None]
     assert hub.seq == 3 and [m.seq for m in follower.got if isinstance(m, Events)] == [3]
-    assert await store.redis.zscore(OPEN_TABLES, hub.table) is not None  # open again
+    assert await store.redis.zscore(NO_PREFIX.open, hub.table) is not None  # open again
     # nobody else is answered ``left`` for it: the same token again, a wrong token
     for token in (tokens[1], "not-a-token-of-this-table"):
         with pytest.raises(ProtocolError) as refused:

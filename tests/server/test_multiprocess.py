@@ -8,7 +8,7 @@ import redis
 
 from clients.sdk import Client
 from protocol.messages import Accepted, Rejected
-from server.store import log_key
+from server.store import NO_PREFIX
 from tests.server.conftest import ServerFactory
 from tests.server.drive import next_move, stored_seq
 from tests.server.players import assert_gapless, close, play, seat_players
@@ -43,7 +43,7 @@ async def test_racing_commands_from_two_processes_commit_once(
             # the same command through both processes at once: applied once, both told the same seq
             same = await asyncio.gather(here.act(table, action, cmd=f"dup{i}"), there.act(table, action, cmd=f"dup{i}"))
             assert all(isinstance(r, Accepted) and r.seq == seq + 1 for r in same), same
-            assert sync_redis.xlen(log_key(table)) == seq + 1
+            assert sync_redis.xlen(NO_PREFIX.log(table)) == seq + 1
             # two different commands for the same version: the compare-and-set lets exactly one through
             seat, action, seq = next_move(sync_redis, table)
             _, other, _ = next_move(sync_redis, table, pick=1)
@@ -52,7 +52,7 @@ async def test_racing_commands_from_two_processes_commit_once(
             accepted = [r for r in both if isinstance(r, Accepted)]
             rejected = [r for r in both if isinstance(r, Rejected)]
             assert len(accepted) == 1 and len(rejected) == 1 and rejected[0].code == "stale", both
-            assert stored_seq(sync_redis, table) == seq + 1 == sync_redis.xlen(log_key(table))
+            assert stored_seq(sync_redis, table) == seq + 1 == sync_redis.xlen(NO_PREFIX.log(table))
     finally:
         await close(players)
         for twin in twins:

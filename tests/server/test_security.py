@@ -22,7 +22,7 @@ from clients.sdk import Client
 from protocol.errors import Code
 from server import service
 from server.guard import IDLE_CLOSE
-from server.store import TableMeta, cmd_key, decode_meta, key, log_key
+from server.store import NO_PREFIX, TableMeta, decode_meta
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.drive import next_move
 from tests.server.players import close, seat_players
@@ -32,9 +32,9 @@ from tests.server.test_http import get
 
 def stored_bytes(sync_redis: redis.Redis, table: str) -> bytes:
     """Every byte Redis holds about a table: record, state, log, command ids."""
-    parts = [k + v for k, v in sync_redis.hgetall(key(table)).items()]
-    parts += [k + v for k, v in sync_redis.hgetall(cmd_key(table)).items()]
-    parts += [b"".join(f.values()) for _, f in sync_redis.xrange(log_key(table))]
+    parts = [k + v for k, v in sync_redis.hgetall(NO_PREFIX.record(table)).items()]
+    parts += [k + v for k, v in sync_redis.hgetall(NO_PREFIX.cmds(table)).items()]
+    parts += [b"".join(f.values()) for _, f in sync_redis.xrange(NO_PREFIX.log(table))]
     return b"".join(parts)
 
 
@@ -57,7 +57,7 @@ async def test_seat_tokens_are_128_bit_random_stored_hashed_and_never_logged(
     assert len(set(tokens)) == 3
     for token in tokens:
         assert len(base64.urlsafe_b64decode(token + "==")) == 16  # 128 bits from secrets.token_urlsafe
-    meta = decode_meta(sync_redis.hget(key(table), "meta"))
+    meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
     assert meta.tokens == [hashlib.sha256(t.encode()).hexdigest() for t in tokens]
     stored = stored_bytes(sync_redis, table)
     log_text = server.log_path.read_text()
@@ -263,7 +263,7 @@ async def test_the_embedded_store_is_the_servers_users_alone(start_server: Serve
     table = await client.create("spook", 1)
     await client.close()
     store = redis.Redis.from_url((data / "valkey.url").read_text().strip())
-    assert store.hget(key(table), "meta") is not None
+    assert store.hget(NO_PREFIX.record(table), "meta") is not None
     store.close()
     assert (data / "valkey.url").read_text().split("@")[0] not in server.log_path.read_text()
 

@@ -13,7 +13,7 @@ from clients.sdk import Client
 from protocol.errors import Code
 from protocol.messages import Act, Error
 from server.service import token_digest
-from server.store import Missing, cmd_key, key, log_key
+from server.store import NO_PREFIX, Missing
 from tests.server.conftest import ServerFactory
 from tests.server.drive import next_move, stored_seq
 from tests.server.players import close, play, seat_players
@@ -21,12 +21,16 @@ from tests.server.test_expiry import A, B, ask, in_process, raw, started
 from tests.server.test_hub import Socket
 
 
+def names(table: str) -> tuple[str, str, str]:
+    return NO_PREFIX.record(table), NO_PREFIX.log(table), NO_PREFIX.cmds(table)
+
+
 def copy(sync_redis: redis.Redis, table: str) -> dict[str, bytes]:
-    return {k: sync_redis.dump(k) for k in (key(table), log_key(table), cmd_key(table)) if sync_redis.exists(k)}
+    return {k: sync_redis.dump(k) for k in names(table) if sync_redis.exists(k)}
 
 
 def put_back(sync_redis: redis.Redis, table: str, keys: dict[str, bytes]) -> None:
-    sync_redis.delete(key(table), log_key(table), cmd_key(table))
+    sync_redis.delete(*names(table))
     for name, value in keys.items():
         sync_redis.restore(name, 0, value)
 

@@ -13,19 +13,16 @@ import redis.asyncio as aioredis
 
 from server.store import (
     LOBBY_TTL,
-    OPEN_TABLES,
+    NO_PREFIX,
     TABLE_TTL,
     Batch,
     Conflict,
     Notice,
     Store,
     TableMeta,
-    channel,
     decode_batch,
     decode_notice,
     encode,
-    key,
-    log_key,
 )
 
 
@@ -92,18 +89,18 @@ async def test_a_notice_goes_out_only_to_other_listening_processes(store_url: st
 
     try:
         assert await store.create(table, meta())
-        await mine.subscribe(channel(table))  # this process's hub
+        await mine.subscribe(NO_PREFIX.channel(table))  # this process's hub
         await store.commit(table, 0, meta(), b"state-1", Batch(seq=1, at=0.0))
         assert await notices(mine) == []  # nobody else listens: no notice at all
 
-        await other.subscribe(channel(table))  # a second process follows the table
+        await other.subscribe(NO_PREFIX.channel(table))  # a second process follows the table
         await store.commit(table, 1, meta(), None, Batch(seq=2, at=0.0), "c:0:x")
         (notice,) = await notices(other)
         assert (notice.meta, notice.state, notice.origin) == (encode(meta()), b"", store.origin)
         assert decode_batch(notice.batch).cmd == "c:0:x"
         assert await notices(mine) == [notice]  # seen here too, and skipped by its origin
 
-        await other.unsubscribe(channel(table))
+        await other.unsubscribe(NO_PREFIX.channel(table))
         await store.commit(table, 2, meta(), b"state-3", Batch(seq=3, at=0.0), local=False)
         (notice,) = await notices(mine)  # a commit this process's fan-out must deliver: always announced
         assert (notice.state, notice.origin, decode_batch(notice.batch).seq) == (b"state-3", "", 3)
@@ -120,16 +117,16 @@ async def test_a_lobby_nobody_comes_back_to_expires_in_a_day_a_game_in_a_week(st
     table = secrets.token_hex(4)
     try:
         assert await store.create(table, meta())
-        assert 0 < await client.ttl(key(table)) <= LOBBY_TTL
+        assert 0 < await client.ttl(NO_PREFIX.record(table)) <= LOBBY_TTL
         waiting = msgspec.structs.replace(meta(), names=["ada", None])
         await store.commit(table, 0, waiting, None, Batch(seq=1, at=0.0))  # a join: still a lobby
-        assert 0 < await client.ttl(key(table)) <= LOBBY_TTL
+        assert 0 < await client.ttl(NO_PREFIX.record(table)) <= LOBBY_TTL
         playing = msgspec.structs.replace(waiting, status="playing")
         await store.commit(table, 1, playing, b"state", Batch(seq=2, at=0.0))
-        assert LOBBY_TTL < await client.ttl(key(table)) <= TABLE_TTL
-        assert LOBBY_TTL < await client.ttl(log_key(table)) <= TABLE_TTL
+        assert LOBBY_TTL < await client.ttl(NO_PREFIX.record(table)) <= TABLE_TTL
+        assert LOBBY_TTL < await client.ttl(NO_PREFIX.log(table)) <= TABLE_TTL
     finally:
-        await client.delete(key(table), log_key(table))
+        await client.delete(NO_PREFIX.record(table), NO_PREFIX.log(table))
         await client.aclose()
 
 
@@ -141,14 +138,14 @@ async def test_the_lobby_lists_the_latest_changed_first_and_forgets_the_expired(
     try:
         for table in (first, second):
             assert await store.create(table, msgspec.structs.replace(meta(), created=time.time()))
-        await client.zadd(OPEN_TABLES, {gone: time.time() - LOBBY_TTL - 1})  # an entry its table outlived
+        await client.zadd(NO_PREFIX.open, {gone: time.time() - LOBBY_TTL - 1})  # an entry its table outlived
         listed = [table for table, _, _ in await store.open_tables()]
         assert listed.index(second) < listed.index(first)
         await store.set_open(first, (await store.load(first)).meta)  # a change at the first: a join, say
         listed = [table for table, _, _ in await store.open_tables()]
         assert listed.index(first) < listed.index(second)
-        assert await client.zscore(OPEN_TABLES, gone) is None
+        assert await client.zscore(NO_PREFIX.open, gone) is None
     finally:
-        await client.zrem(OPEN_TABLES, first, second)
-        await client.delete(key(first), key(second))
+        await client.zrem(NO_PREFIX.open, first, second)
+        await client.delete(NO_PREFIX.record(first), NO_PREFIX.record(second))
         await client.aclose()

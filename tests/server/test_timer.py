@@ -16,14 +16,14 @@ import redis
 
 from clients.sdk import Client
 from protocol.messages import Events, ServerMsg, Snapshot
-from server.store import NO_ACTION, Batch, decode_batch, decode_meta, key, log_key
+from server.store import NO_ACTION, NO_PREFIX, Batch, decode_batch, decode_meta
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq
 from tests.server.players import close, seat_players
 
 
 def logged(sync_redis: redis.Redis, table: str) -> list[Batch]:
-    return [decode_batch(fields[b"b"]) for _, fields in sync_redis.xrange(log_key(table))]
+    return [decode_batch(fields[b"b"]) for _, fields in sync_redis.xrange(NO_PREFIX.log(table))]
 
 
 async def wait_for_seq(sync_redis: redis.Redis, table: str, seq: int, seconds: float = 15.0) -> int:
@@ -113,7 +113,7 @@ async def test_an_away_seat_is_marked_defaulted_at_once_and_cleared(
         assert outcome.seq == mine.seq + 1  # type: ignore[union-attr]
         back = await next_of(spectator, Events, lambda m: m.seq == mine.seq + 1)
         assert back.seats is not None and not back.seats[seat].away  # acting again clears it
-        meta = decode_meta(sync_redis.hget(key(table), "meta"))
+        meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
         if seat in meta.deadlines:  # still my decision: a fresh full second now that I am back
             assert meta.deadlines[seat] - logged(sync_redis, table)[mine.seq].at == pytest.approx(1.0)
         batches = logged(sync_redis, table)
@@ -140,7 +140,8 @@ async def test_a_deadline_outlives_the_process_that_set_it(
     batches = logged(sync_redis, table)
     assert batches[started].timeout and batches[started + 1].timeout
     assert_each_decision_timed_out_once(batches, 1.5)
-    assert decode_meta(sync_redis.hget(key(table), "meta")).away  # marked by a process that never saw it start
+    meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
+    assert meta.away  # marked by a process that never saw it start
 
 
 async def test_a_table_whose_every_person_is_away_waits_for_one_to_come_back(
@@ -164,7 +165,7 @@ async def test_a_table_whose_every_person_is_away_waits_for_one_to_come_back(
         seq = stored_seq(sync_redis, table)
         await asyncio.sleep(1.0)  # five turns' time: nobody decides for me, the bots wait on me
         assert stored_seq(sync_redis, table) == seq
-        meta = decode_meta(sync_redis.hget(key(table), "meta"))
+        meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
         assert meta.away == [seat] and not meta.deadlines
         assert sum(b.timeout for b in logged(sync_redis, table)) == 1 and marked.seq <= seq
         await me.close()
@@ -189,7 +190,6 @@ async def test_a_seat_whose_time_is_up_acts_no_more(start_server: ServerFactory,
     answered.  Once its deadline has passed a seat's act is refused, and the server's default stands.  (Here the
     server's time-outs are held back, so the act surely comes between the deadline and the server's decision.)"""
     from engine.mansion.actions import Collect, Duel, EndTurn, Move
-    from server.store import DUE
     from tests.server.drive import GAME, stored_state
     from tests.server.test_hidden_frames import tap
 
@@ -214,14 +214,14 @@ async def test_a_seat_whose_time_is_up_acts_no_more(start_server: ServerFactory,
             ))  # fmt: skip
             act = {"type": "act", "table": table, "token": tokens[seat], "cmd": f"m{seq}", "seq": seq}
             await seats[seat].ask(**act, action=msgspec.to_builtins(action))
-        sync_redis.zadd(DUE, {table: "+inf"})  # the server's time-outs held back
-        deadline = decode_meta(sync_redis.hget(key(table), "meta")).deadlines[1]
+        sync_redis.zadd(NO_PREFIX.due, {table: "+inf"})  # the server's time-outs held back
+        deadline = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta")).deadlines[1]
         await asyncio.sleep(deadline - time.time() + 0.05)
         dial = {"type": "dial", "bid": 1}
         reply = await seats[1].ask(type="act", table=table, token=tokens[1], cmd="late", action=dial, seq=seq)
         assert (reply["type"], reply.get("code")) == ("rejected", "stale"), reply
         assert "time is up" in reply["message"]
-        sync_redis.zadd(DUE, {table: time.time()})  # let them go
+        sync_redis.zadd(NO_PREFIX.due, {table: time.time()})  # let them go
         await wait_for_seq(sync_redis, table, seq + 2)
         assert [(b.seat, b.timeout) for b in logged(sync_redis, table)[seq : seq + 2]] == [(0, True), (1, True)]
         # The dial sent again once the default is done: refused stale, saying why (not only that the seq moved on).

@@ -19,19 +19,7 @@ import redis
 
 from engine.registry import games
 from protocol.messages import Create, Join
-from server.store import (
-    DUE,
-    OPEN_TABLES,
-    STORE_FORMAT,
-    Batch,
-    Notice,
-    TableMeta,
-    TooNew,
-    channel,
-    decode_meta,
-    encode,
-    key,
-)
+from server.store import NO_PREFIX, STORE_FORMAT, Batch, Notice, TableMeta, TooNew, decode_meta, encode
 from server.verify import verify_table
 from tests.server.conftest import ServerFactory
 from tests.server.players import close, play, seat_players
@@ -43,10 +31,10 @@ NEWER = STORE_FORMAT + 1
 def as_newer(sync_redis: redis.Redis, table: str) -> dict[bytes, bytes]:
     """Leave ``table`` as a newer hauntd would have: stamped ``NEWER``, a required field of its record renamed.
     Returns its hash, which an older server must leave as it is."""
-    meta = msgspec.msgpack.decode(sync_redis.hget(key(table), "meta"))
+    meta = msgspec.msgpack.decode(sync_redis.hget(NO_PREFIX.record(table), "meta"))
     meta["players"] = meta.pop("seats")
-    sync_redis.hset(key(table), mapping={"format": NEWER, "meta": msgspec.msgpack.encode(meta)})
-    return sync_redis.hgetall(key(table))
+    sync_redis.hset(NO_PREFIX.record(table), mapping={"format": NEWER, "meta": msgspec.msgpack.encode(meta)})
+    return sync_redis.hgetall(NO_PREFIX.record(table))
 
 
 async def test_an_older_server_refuses_a_newer_ones_table_typed_logged_and_unchanged(
@@ -65,7 +53,7 @@ async def test_an_older_server_refuses_a_newer_ones_table_typed_logged_and_uncha
         await close(players)
     first.kill(signal.SIGTERM)  # (rolled back: the newer server is gone)
     stored = as_newer(sync_redis, table)
-    sync_redis.zadd(DUE, {table: 0})  # a deadline falls due: the older server's autoplay claims it
+    sync_redis.zadd(NO_PREFIX.due, {table: 0})  # a deadline falls due: the older server's autoplay claims it
     older = start_server()  # (a process that never read the table)
     ws = await raw(older.url)
     try:
@@ -78,7 +66,7 @@ async def test_an_older_server_refuses_a_newer_ones_table_typed_logged_and_uncha
     assert resumed["message"] == said + "serves it: send it again"
     assert acted["type"] == "rejected" and acted["code"] == "internal" and acted["message"] == resumed["message"]
     await asyncio.sleep(1.0)  # the autoplay's polls (every 0.25 s)
-    assert sync_redis.hgetall(key(table)) == stored
+    assert sync_redis.hgetall(NO_PREFIX.record(table)) == stored
     lines = older.log_lines()
     assert [line for line in lines if line.get("level") == "error" or "exception" in line] == []
     refused = [line for line in lines if "too_new" in line]
@@ -98,7 +86,7 @@ async def test_a_commit_over_a_newer_ones_table_is_refused(store_url: str, sync_
         with pytest.raises(TooNew) as refused:
             await service.store.commit(table, record.seq, meta, None, Batch(seq=1, at=0.0))
         assert refused.value.format == NEWER
-        assert sync_redis.hgetall(key(table)) == stored
+        assert sync_redis.hgetall(NO_PREFIX.record(table)) == stored
         with pytest.raises(TooNew):
             await service.store.load(table)
         assert fanout.hubs == {}
@@ -118,7 +106,7 @@ async def test_a_newer_ones_notice_is_not_delivered_by_an_older_process(
         seated = msgspec.structs.replace(record.meta, names=["Ada", None])
         batch = Batch(seq=1, at=0.0, seats=seated.seat_infos())
         notice = [encode(batch), encode(seated), b"", "newer", NEWER]  # (``Notice``, its format last)
-        assert sync_redis.publish(channel(table), msgspec.msgpack.encode(notice)) == 1
+        assert sync_redis.publish(NO_PREFIX.channel(table), msgspec.msgpack.encode(notice)) == 1
         await asyncio.sleep(0.3)
         assert hub.seq == 0 and hub.latest.seq == 0
         fanout.release(hub)
@@ -129,8 +117,8 @@ async def test_a_table_of_a_game_only_a_newer_one_has_is_refused(store_url: str,
     command and deadline, and listed in the lobby by a server that could not seat anyone at them."""
     async with in_process(store_url) as (_, service):
         table = await service.create(Create(game="mansion", seats=2))
-        meta = decode_meta(sync_redis.hget(key(table), "meta"))
-        sync_redis.hset(key(table), "meta", encode(msgspec.structs.replace(meta, game="haunted-attic")))
+        meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
+        sync_redis.hset(NO_PREFIX.record(table), "meta", encode(msgspec.structs.replace(meta, game="haunted-attic")))
         with pytest.raises(TooNew) as refused:
             await service.store.load(table)
         said = f"table {table} is of game 'haunted-attic', which this server does not have: a newer hauntd serves it"
@@ -146,7 +134,7 @@ async def test_a_newer_ones_lobby_table_is_not_listed_by_an_older_server(
         assert table in [t for t, _, _ in await service.store.read_open_tables()]
         as_newer(sync_redis, table)
         assert table not in [t for t, _, _ in await service.store.read_open_tables()]
-        assert sync_redis.zscore(OPEN_TABLES, table) is not None  # (the index is left to the servers that read it)
+        assert sync_redis.zscore(NO_PREFIX.open, table) is not None  # (the index is left to the servers that read it)
 
 
 async def test_a_table_written_before_the_stamp_is_read_and_then_stamped(
@@ -154,11 +142,11 @@ async def test_a_table_written_before_the_stamp_is_read_and_then_stamped(
 ) -> None:
     async with in_process(store_url) as (fanout, service):
         table = await service.create(Create(game="mansion", seats=2))
-        assert sync_redis.hget(key(table), "format") == str(STORE_FORMAT).encode()
-        sync_redis.hdel(key(table), "format")  # as every version before the stamp left it
+        assert sync_redis.hget(NO_PREFIX.record(table), "format") == str(STORE_FORMAT).encode()
+        sync_redis.hdel(NO_PREFIX.record(table), "format")  # as every version before the stamp left it
         hub = await fanout.hub(table)
         await service.join(hub, Join(table=table, name="Ada", token="a" * 22))
-        assert sync_redis.hget(key(table), "format") == str(STORE_FORMAT).encode()
+        assert sync_redis.hget(NO_PREFIX.record(table), "format") == str(STORE_FORMAT).encode()
         fanout.release(hub)
 
 

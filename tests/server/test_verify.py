@@ -19,7 +19,7 @@ from clients.sdk import Client
 from engine.fairness import commitment
 from protocol.messages import Snapshot
 from server.launch import ROOT
-from server.store import Batch, Record, Store, TableMeta, decode_meta, encode, key, log_key
+from server.store import NO_PREFIX, Batch, Record, Store, TableMeta, decode_meta, encode
 from server.verify import Verdict, logged, replay, verify_table
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.players import Player, close, play, seat_players
@@ -134,10 +134,10 @@ async def test_a_tampered_secret_or_nonce_is_found(finished: Finished, store_url
     client = aioredis.Redis.from_url(store_url)
     try:
         for change, problem in doctored:
-            sync_redis.hset(key(table), "meta", encode(msgspec.structs.replace(meta, **change)))
+            sync_redis.hset(NO_PREFIX.record(table), "meta", encode(msgspec.structs.replace(meta, **change)))
             verdict = await verify_table(Store(client), table)
             assert not verdict.ok and verdict.problems == [problem], change
-        sync_redis.hset(key(table), "meta", encode(meta))
+        sync_redis.hset(NO_PREFIX.record(table), "meta", encode(meta))
         assert (await verify_table(Store(client), table)).ok
     finally:
         await client.aclose()
@@ -151,7 +151,7 @@ async def test_a_table_made_before_seeds_were_derived_starts_and_verifies(
     table = "old" + secrets.token_hex(4)
     meta = TableMeta(game="mansion", seats=2, created=time.time(), names=[None, None], tokens=[None, None])
     old = {k: v for k, v in msgspec.to_builtins(meta).items() if k not in ("secret", "secret_commitment", "nonces")}
-    sync_redis.hset(key(table), mapping={"seq": 0, "meta": msgspec.msgpack.encode(old)})
+    sync_redis.hset(NO_PREFIX.record(table), mapping={"seq": 0, "meta": msgspec.msgpack.encode(old)})
     clients = [Client(server.url) for _ in range(2)]
     for client in clients:
         await client.connect()
@@ -191,10 +191,10 @@ async def test_a_seed_steered_by_a_nonce_the_server_picked_is_found(
     players were shown, show that the server could steer the seed (M30)."""
     async with Client(server.url) as creator:
         table = await creator.create("mansion", 2, bots=1)
-    meta = decode_meta(sync_redis.hget(key(table), "meta"))
+    meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
     if steer != "not at all":
         nonces = [*meta.nonces, "picked last"] if steer == "past the seats" else ["picked last", *meta.nonces[1:]]
-        sync_redis.hset(key(table), "meta", encode(msgspec.structs.replace(meta, nonces=nonces)))
+        sync_redis.hset(NO_PREFIX.record(table), "meta", encode(msgspec.structs.replace(meta, nonces=nonces)))
     client = Client(server.url)
     await client.connect()
     held = await client.join(table, "Ada")
@@ -205,8 +205,8 @@ async def test_a_seed_steered_by_a_nonce_the_server_picked_is_found(
     finally:
         await close(players)
     if steer == "for its bot, unmarked after":
-        over = decode_meta(sync_redis.hget(key(table), "meta"))
-        sync_redis.hset(key(table), "meta", encode(msgspec.structs.replace(over, bots={})))
+        over = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
+        sync_redis.hset(NO_PREFIX.record(table), "meta", encode(msgspec.structs.replace(over, bots={})))
     client = aioredis.Redis.from_url(store_url)
     try:
         verdict = await verify_table(Store(client), table)
@@ -217,10 +217,10 @@ async def test_a_seed_steered_by_a_nonce_the_server_picked_is_found(
 
 def store(sync_redis: redis.Redis, table: str, meta: TableMeta, state: bytes, batches: list[Batch]) -> None:
     """Write a table's record and log to the store as given: what an operator with access to it could do."""
-    sync_redis.hset(key(table), mapping={"seq": batches[-1].seq, "meta": encode(meta), "state": state})
-    sync_redis.delete(log_key(table))
+    sync_redis.hset(NO_PREFIX.record(table), mapping={"seq": batches[-1].seq, "meta": encode(meta), "state": state})
+    sync_redis.delete(NO_PREFIX.log(table))
     for batch in batches:
-        sync_redis.xadd(log_key(table), {"b": encode(batch)}, id=f"{batch.seq}-0")
+        sync_redis.xadd(NO_PREFIX.log(table), {"b": encode(batch)}, id=f"{batch.seq}-0")
 
 
 def redrawn(game: str, batches: list[Batch]) -> tuple[int, list[Batch]]:
@@ -293,7 +293,7 @@ async def test_every_tampering_with_the_store_is_found_and_named(
             verdict = await verify_table(Store(client), table)
             assert not verdict.ok and len(verdict.problems) == 1, (name, verdict)
             assert verdict.problems[0].startswith(problem), (name, verdict.problems)
-        sync_redis.hset(key(table), "meta", b"\xc1")
+        sync_redis.hset(NO_PREFIX.record(table), "meta", b"\xc1")
         assert (await verify_table(Store(client), table)).problems[0].startswith("the table's record or log does not")
         # the table as played, copied under another id: its commitments bind it to the table it was dealt for
         copy = "copy" + secrets.token_hex(4)

@@ -20,7 +20,7 @@ import redis
 from clients.sdk import Client
 from server.cli import build_parser
 from server.launch import ROOT, ServerProcess
-from server.store import log_key
+from server.store import NO_PREFIX
 from tests.server.drive import stored_seq
 from tests.server.players import Player, assert_gapless, close, play
 from tests.server.test_cli import closed_port
@@ -118,7 +118,7 @@ def worker_pid(server: ServerProcess, server_id: str) -> int:
 def assert_finished_whole(players: list[Player], sync_redis: redis.Redis, table: str) -> None:
     final = stored_seq(sync_redis, table)
     assert all(p.result is not None and p.result == players[0].result for p in players)
-    assert sync_redis.xlen(log_key(table)) == final
+    assert sync_redis.xlen(NO_PREFIX.log(table)) == final
     for p in players:
         assert_gapless(p, final)
 

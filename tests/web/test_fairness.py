@@ -17,7 +17,7 @@ from clients.sdk import Client
 from engine.fairness import commitment, derive_seed
 from protocol.messages import GameOver
 from server.launch import ServerProcess
-from server.store import Store, TableMeta, decode_meta, encode, key
+from server.store import NO_PREFIX, Store, TableMeta, decode_meta, encode
 from server.verify import verify_table
 from tests.server.players import close, play, seat_players
 from tests.web.play import GAME_OVER, play_to_the_end
@@ -93,7 +93,7 @@ async def test_the_page_and_verify_agree(page: Any, server: ServerProcess, store
     finally:
         await close(players)
     sync = redis.Redis.from_url(store_url)
-    meta = decode_meta(sync.hget(key(table), "meta"))
+    meta = decode_meta(sync.hget(NO_PREFIX.record(table), "meta"))
     assert meta.secret is not None
     other = secrets.token_hex(32)
     doctored = {
@@ -115,12 +115,12 @@ async def test_the_page_and_verify_agree(page: Any, server: ServerProcess, store
     try:
         for name, change in doctored.items():
             shown = msgspec.structs.replace(meta, **change)
-            sync.hset(key(table), "meta", encode(shown))
+            sync.hset(NO_PREFIX.record(table), "meta", encode(shown))
             verdict = await verify_table(Store(client), table)
             checks = await page.evaluate(check, as_the_page_has_it(table, shown, players[0].result))
             assert len(checks) == 3 and all(checks.values()) == verdict.ok == (name == "as played"), (name, checks)
     finally:
-        sync.hset(key(table), "meta", encode(meta))
+        sync.hset(NO_PREFIX.record(table), "meta", encode(meta))
         sync.close()
         await client.aclose()
 
