@@ -118,7 +118,8 @@ class NotSeated(KeyError):
 
 @dataclass
 class Seat:
-    """A seat held: its token (the proof it is ours) and the nonce sent for it (checked at the end, M30)."""
+    """A seat held: its token (the proof it is ours) and the nonce sent for it (checked at the end, M30), a copy
+    for the caller of ``Client.noted[table].nonce`` as the seat was taken: the client itself reads only ``noted``."""
 
     table: str
     seat: int
