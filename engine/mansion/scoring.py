@@ -67,11 +67,12 @@ def score(collection: list[int], lowest_haunt: bool) -> int:
     return points
 
 
-def penalty_icon(collection: list[int], lowest_haunt: bool) -> int:
+def penalty_icon(collection: list[int]) -> int:
     """M20: the icon a seat with the highest Haunt total discards (``NO_ICON`` when it holds no icon).
 
     The icon it holds most cards of; between tied icons the one whose loss lowers its score the most; still
-    tied, the icon listed first in M6.
+    tied, the icon listed first in M6.  Madame Leota (M21) is scored at 3: she has no icon, so her points are the
+    same whichever icon goes, and a seat with the highest total is never strictly the lowest (2–6 seats).
     """
     held = [0] * len(ICONS)
     for kind in collection:
@@ -81,7 +82,7 @@ def penalty_icon(collection: list[int], lowest_haunt: bool) -> int:
     if most == 0:
         return NO_ICON
     tied = [icon for icon, n in enumerate(held) if n == most]
-    return min(tied, key=lambda icon: (score([k for k in collection if KIND_ICON[k] != icon], lowest_haunt), icon))
+    return min(tied, key=lambda icon: (score([k for k in collection if KIND_ICON[k] != icon], False), icon))
 
 
 def final_scores(collections: list[list[int]], totals: list[int]) -> tuple[list[list[int]], list[int], list[int]]:
@@ -95,7 +96,7 @@ def final_scores(collections: list[list[int]], totals: list[int]) -> tuple[list[
     scores: list[int] = []
     for seat, collection in enumerate(collections):
         leota = lowest_alone and totals[seat] == lowest
-        icon = penalty_icon(collection, leota) if totals[seat] == highest else NO_ICON
+        icon = penalty_icon(collection) if totals[seat] == highest else NO_ICON
         kept = [k for k in collection if icon == NO_ICON or KIND_ICON[k] != icon]
         discards.append([k for k in collection if icon != NO_ICON and KIND_ICON[k] == icon])
         scores.append(score(kept, leota))

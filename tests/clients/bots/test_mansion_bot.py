@@ -140,7 +140,7 @@ def test_m21_appraisal_without_promise_is_the_printed_score(collection: list[int
 @settings(max_examples=60, deadline=None)
 @given(collection=COLLECTIONS)
 def test_m20_penalty_is_what_the_engine_discards(collection: list[int]) -> None:
-    icon = penalty_icon(collection, False)
+    icon = penalty_icon(collection)
     kept = [k for k in collection if icon == NO_ICON or KIND_ICON[k] != icon]
     loss = score(collection, False) - score(kept, False)
     assert appraise(tuple(kind_counts(collection)), 0.0)[1] == loss

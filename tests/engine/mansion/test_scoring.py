@@ -51,7 +51,7 @@ def test_m21_french_seed_portraits_each_card_in_one_set() -> None:
 
 def test_m20_seed_penalty_example_discards_the_paintings() -> None:
     # 3 musician and 3 painting tied as the most held: the paintings score 12 against 9, so they go
-    assert penalty_icon(SEED_EXAMPLE, False) == 1  # painting
+    assert penalty_icon(SEED_EXAMPLE) == 1  # painting
     discards, scores, winners = final_scores([SEED_EXAMPLE, cards(musician=1)], [12, 10])
     assert discards == [cards(painting=3), []]
     assert scores == [40 - 12, 1] and winners == [0]
@@ -65,11 +65,11 @@ def test_m20_every_tied_highest_seat_discards_and_specials_never_go() -> None:
 
 
 def test_m20_tied_icons_lose_the_most_points_then_the_first_listed() -> None:
-    assert penalty_icon(cards(tea_party_2=1, grim_grinning=1, ballroom=1), False) == 5  # ballroom: 4 points
-    assert penalty_icon(cards(tea_party_2=1, grim_grinning=1), False) == 3  # 2 and 2: tea_party listed first
-    assert penalty_icon(cards(bride=2), False) == -1
+    assert penalty_icon(cards(tea_party_2=1, grim_grinning=1, ballroom=1)) == 5  # ballroom: 4 points
+    assert penalty_icon(cards(tea_party_2=1, grim_grinning=1)) == 3  # 2 and 2: tea_party listed first
+    assert penalty_icon(cards(bride=2)) == -1
     # the loss counts the bonuses of special ghosts: two grooms feed a bride
-    assert penalty_icon(cards(groom=2, musician=2, bride=1), False) == 6
+    assert penalty_icon(cards(groom=2, musician=2, bride=1)) == 6
 
 
 @pytest.mark.parametrize(
