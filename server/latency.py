@@ -92,8 +92,8 @@ async def _game(
     for i, client in enumerate(clients):
         await client.join(table, f"bench{i}")
     players = [_Seat(c, table) for c in clients]
-    seq = await clients[0].start(table)
-    try:
+    try:  # (from the start on: a Ctrl-C there left the readers to fail on the closed clients, a traceback each)
+        seq = await clients[0].start(table)
         while len(acked) < n_actions and not players[0].over:
             for p in players:  # everyone has this update's prompts (a seat owing nothing gets them too)
                 await p.wait(lambda p=p, seq=seq: p.legal[0] >= seq or p.over)
@@ -124,8 +124,8 @@ def bench_latency(url: str | None, n_actions: int, seats: int, seed: int) -> dic
             Path(tmp) / "server.log",
             tied=True,  # (gone with us, however we end)
         )
-        server.start()
-        try:
+        try:  # (a Ctrl-C while it starts stops it too: it went on starting, in the directory removed meanwhile)
+            server.start()
             return {"url": "embedded", **asyncio.run(_play(server.url, n_actions, seats, seed))}
         finally:
             server.kill(signal.SIGTERM)

@@ -4,6 +4,7 @@ their merged figures; a load process that dies or cannot connect fails the run a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import json
@@ -126,11 +127,13 @@ def test_a_load_process_that_cannot_connect_fails_the_run() -> None:
 
 
 def _descendants(pid: int) -> dict[int, str]:
-    """Every process under ``pid``, with its command line."""
+    """Every process under ``pid``, with its command line (none under a process gone meanwhile)."""
     found: dict[int, str] = {}
-    for child in map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split()):
-        found[child] = Path(f"/proc/{child}/cmdline").read_text().replace("\0", " ")
-        found.update(_descendants(child))
+    with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+        for child in map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split()):
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                found[child] = Path(f"/proc/{child}/cmdline").read_text().replace("\0", " ")
+                found.update(_descendants(child))
     return found
 
 
