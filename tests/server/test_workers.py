@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import os
 import random
 import re
@@ -64,22 +66,27 @@ def store(server: ServerProcess) -> redis.Redis:
     return redis.Redis.from_url((data_dir / "valkey.url").read_text().strip())
 
 
-async def spread(url: str, per_worker: int = 2, workers: int = 2, tries: int = 80) -> list[Client]:
+async def spread(url: str, per_worker: int = 2, workers: int = 2, seconds: float = 30) -> list[Client]:
     """``per_worker`` connected clients on each of ``workers`` processes (told apart by the server id of their
-    welcome), alternating between them; the kernel decides where each connection lands, so connect until so."""
+    welcome), alternating between them; the kernel decides where each connection lands (on the worker that
+    accepts first), so connect until so.  A connection too many is closed, and the next waits a moment: on a
+    loaded machine a worker may not get the CPU for a while (80 connections in a row, half a second, once all
+    went to the other)."""
     by_server: dict[str, list[Client]] = {}
-    spare: list[Client] = []
-    for i in range(tries):
+    deadline = time.monotonic() + seconds
+    for i in itertools.count():
+        if len(by_server) == workers and all(len(held) == per_worker for held in by_server.values()):
+            break
+        assert time.monotonic() < deadline, by_server
         client = Client(url, client=f"player{i}")
         await client.connect()
         assert client.welcome is not None
         held = by_server.setdefault(client.welcome.server, [])
-        (held if len(held) < per_worker else spare).append(client)
-        if len(by_server) == workers and all(len(held) == per_worker for held in by_server.values()):
-            break
-    for client in spare:
-        await client.close()
-    assert len(by_server) == workers and all(len(held) == per_worker for held in by_server.values()), by_server
+        if len(held) < per_worker:
+            held.append(client)
+        else:
+            await client.close()
+            await asyncio.sleep(0.05)
     return [client for pair in zip(*by_server.values(), strict=True) for client in pair]
 
 
