@@ -95,7 +95,8 @@ def test_greedy_beats_random_by_a_wide_margin() -> None:
 
 
 def test_greedy_decides_fast() -> None:
-    """Thousands of bots share a load-test machine: a decision must stay far below a millisecond on average."""
+    """Thousands of bots share a load-test machine: a decision must stay far below a millisecond on average (of
+    the thread's CPU time: the wall clock also counts the waits for a core on a loaded machine)."""
     greedy = GreedyGhostAtHome()
     rng = random.Random(7)
     spent: list[float] = []
@@ -103,9 +104,9 @@ def test_greedy_decides_fast() -> None:
         state = GAME.setup(2 + seed % 4, seed_from_int(seed), GAME.default_options(), "bot-time")
         while GAME.result(state) is None:
             d = decision(state, min(GAME.prompts(state)))
-            started = time.perf_counter()
+            started = time.thread_time()
             choice = greedy.choose(d, rng)
-            spent.append(time.perf_counter() - started)
+            spent.append(time.thread_time() - started)
             GAME.apply(state, d.seat, GAME.action_from_builtins(choice))
     assert sum(spent) / len(spent) < 0.001
     assert max(spent) < 0.05

@@ -115,16 +115,16 @@ def test_a_decision_takes_a_fraction_of_a_millisecond() -> None:
 
     class Timed(GreedyMansion):
         def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
-            started = time.perf_counter()
+            started = time.thread_time()
             choice = super().choose(decision, rng)
-            spent.append(time.perf_counter() - started)
+            spent.append(time.thread_time() - started)
             return choice
 
     for seed in range(3):
         play_match("mansion", [Timed(), RandomStrategy(), Timed(), RandomStrategy()], seed)
     mean_us = 1e6 * sum(spent) / len(spent)
     assert len(spent) > 100
-    assert mean_us < 2000  # measured ~150-300 µs; generous for a loaded machine
+    assert mean_us < 2000  # measured ~150-300 µs of the thread's CPU time (the wall clock counts waits for a core)
 
 
 # -- valuing collections (M20, M21) ---------------------------------------------------------------------

@@ -84,8 +84,9 @@ def test_four_greedy_seats_win_more_often_than_before_on_fixed_seeds() -> None:
 
 
 def test_a_decision_takes_about_no_time() -> None:
-    """No search: decisions average well under a millisecond, the slowest under 10 ms (bounds kept generous
-    for a busy machine)."""
+    """No search: decisions average well under a millisecond, the slowest under 10 ms (bounds kept generous).
+    Timed in the thread's CPU time: on a loaded machine the wall clock also counted the waits for a core
+    (mean 3.3 ms, slowest 277 ms, against 0.25 and 4 ms of CPU)."""
     spent: list[float] = []
     for seats in (1, 4):
         for seed in range(3):
@@ -94,9 +95,9 @@ def test_a_decision_takes_about_no_time() -> None:
             rng = random.Random(seed)
             while GAME.result(state) is None:
                 ask = decision(state)
-                started = time.perf_counter()
+                started = time.thread_time()
                 choice = players[ask.seat].choose(ask, rng)
-                spent.append(time.perf_counter() - started)
+                spent.append(time.thread_time() - started)
                 GAME.apply(state, ask.seat, GAME.action_from_builtins(choice))
     assert sum(spent) / len(spent) < 0.003
     assert max(spent) < 0.05
