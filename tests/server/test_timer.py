@@ -240,7 +240,6 @@ async def test_coming_back_past_the_deadline_takes_no_decision_back(
     holding the claim delays it by the lease), says it is back: the mark goes, but the decision stays due and the
     rules' default comes, once.  (It got a fresh full time limit: a reconnect took back a decision the
     server was already making, as its own late ``act`` may not, ``stale``.)"""
-    from server.store import DUE
     from tests.server.test_hidden_frames import tap
 
     server = start_server("--away-grace", "1.0")
@@ -252,8 +251,8 @@ async def test_coming_back_past_the_deadline_takes_no_decision_back(
     try:
         started = stored_seq(sync_redis, table)
         await wait_for_seq(sync_redis, table, started + 1)  # seat 0's draw, defaulted: away
-        sync_redis.zadd(DUE, {table: "+inf"})  # the server's next time-out held back
-        meta = decode_meta(sync_redis.hget(key(table), "meta"))
+        sync_redis.zadd(NO_PREFIX.due, {table: "+inf"})  # the server's next time-out held back
+        meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
         assert meta.away == [0] and stored_seq(sync_redis, table) == started + 1, meta
         due = meta.deadlines[0]  # its roll's, a second on
         await asyncio.sleep(due - time.time() + 0.05)
