@@ -170,5 +170,6 @@ def test_a_change_of_what_is_stored_is_a_decision_on_the_store_format() -> None:
     assert SHAPES.get(STORE_FORMAT) == stored_shapes(), (
         "what the store holds changed: unless the version before reads and writes back the new shape unharmed "
         "(an added field it may drop without harm, say), raise STORE_FORMAT in server/store.py (reading the older "
-        f"formats still); then set SHAPES[STORE_FORMAT] here to {stored_shapes()!r}"
+        f"formats still); then set SHAPES[STORE_FORMAT] here to {stored_shapes()!r} (a new msgspec that describes "
+        "the same shapes in other words, with no struct of ours changed, needs only the new fingerprint)"
     )
