@@ -18,6 +18,7 @@ import structlog
 from server.schedule import Schedule
 from server.service import TableService
 from server.store import Missing, Store
+from server.tasks import cancel
 
 log = structlog.get_logger("hauntd.autoplay")
 
@@ -50,12 +51,7 @@ class Autoplay:
 
     async def close(self) -> None:
         self._closing = True
-        tasks = [t for t in (self._task, *self._handling) if t is not None]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel(self._task, *self._handling)
         if self._timer is not None:
             self._timer.cancel()
 

@@ -26,7 +26,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import time
 from collections import Counter
@@ -39,6 +38,7 @@ from websockets.http11 import Response
 
 from server.http import response
 from server.metrics import Metrics
+from server.tasks import cancel
 
 if TYPE_CHECKING:
     from server.connection import Connection
@@ -251,10 +251,7 @@ class Guard:
             self._sweeper = asyncio.create_task(self._sweep(self.idle))
 
     async def close(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+        await cancel(self._sweeper)
 
     async def _sweep(self, idle: float) -> None:
         """Close every connection silent for ``idle`` seconds; checks a few times per period."""

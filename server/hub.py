@@ -42,6 +42,7 @@ from server.store import (
     decode_notice,
     readable,
 )
+from server.tasks import cancel
 
 log = structlog.get_logger("hauntd.hub")
 
@@ -490,11 +491,7 @@ class Fanout:
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._resync_loop())]
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel(*self._tasks)
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()  # type: ignore[no-untyped-call]
 

@@ -11,7 +11,6 @@ Lines only at a change: ``event_loop_blocked`` (a tick at least ``BLOCKED`` seco
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ import structlog
 
 from server.metrics import Metrics
 from server.store import Keys
+from server.tasks import cancel
 
 log = structlog.get_logger("hauntd.watchdog")
 
@@ -64,10 +64,7 @@ class Watchdog:
         self._task = asyncio.create_task(self._run())
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        await cancel(self._task)
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
