@@ -80,7 +80,7 @@ class Create(ClientMessage, tag="create"):
 
 
 class ListTables(ClientMessage, tag="list"):
-    """Open public tables (not started, a seat free), optionally of one game."""
+    """Open public tables (not started, a seat free) and public games in play, optionally of one game."""
 
     game: str | None = None
 
@@ -187,16 +187,25 @@ class Welcome(ServerMessage, tag="welcome"):
 
 
 class TableInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A table as ``list`` shows it; one in play (``Tables.playing``) also has its seats' ``names``, its last
+    ``seq`` and when it ``started``: what any spectator sees, nothing hidden."""
+
     table: str
     game: str
     seats: int
     taken: int
     status: str  # lobby | playing | over
     turn_seconds: float | None = None
+    names: list[str] = []
+    seq: int | None = None
+    started: float | None = None
 
 
 class Tables(ServerMessage, tag="tables"):
+    """The open public tables (``tables``) and the public games in play (``playing``: the latest started first)."""
+
     tables: list[TableInfo]
+    playing: list[TableInfo] = []
     ref: str | None = None
 
 

@@ -447,7 +447,8 @@ class Connection:
             self.created.add(table)
             self.reply(Created(table=table, ref=msg.ref))
         elif isinstance(msg, ListTables):
-            self.reply(Tables(tables=await service.list_tables(msg.game), ref=msg.ref))
+            listed, playing = await service.list_tables(msg.game)
+            self.reply(Tables(tables=listed, playing=playing, ref=msg.ref))
         elif isinstance(msg, Join):
             if msg.table not in self.follows:
                 self._check_limit()

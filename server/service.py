@@ -207,8 +207,11 @@ class TableService:
         log.info("table_created", table=table, game=msg.game, seats=msg.seats, private=msg.private, bots=msg.bots)
         return table
 
-    async def list_tables(self, game: str | None) -> list[TableInfo]:
-        return [
+    async def list_tables(self, game: str | None) -> tuple[list[TableInfo], list[TableInfo]]:
+        """The open public tables and those in play (``Store.lobby``), of ``game`` or all.  What is listed of a game
+        in play is what any spectator sees of it: its seats' names, its ``seq``, its start."""
+        lobby = await self.store.lobby()
+        listed = [
             TableInfo(
                 table=table,
                 game=meta.game,
@@ -217,9 +220,25 @@ class TableService:
                 status=meta.status,
                 turn_seconds=meta.turn_seconds,
             )
-            for table, _, meta in await self.store.open_tables()
+            for table, _, meta in lobby.open
             if game is None or meta.game == game
         ]
+        playing = [
+            TableInfo(
+                table=table,
+                game=meta.game,
+                seats=meta.seats,
+                taken=meta.seats,
+                status=meta.status,
+                turn_seconds=meta.turn_seconds,
+                names=[name or "" for name in meta.names],
+                seq=seq,
+                started=started,
+            )
+            for table, seq, meta, started in lobby.playing
+            if game is None or meta.game == game
+        ]
+        return listed, playing
 
     async def join(self, hub: Hub, msg: Join) -> tuple[int, str, int]:
         """Seat ``msg.name``; returns the seat, its token (shown once, stored hashed) and the update's seq.

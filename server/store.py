@@ -33,7 +33,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import redis.asyncio as aioredis
@@ -61,6 +61,7 @@ written before the stamp was: format 1.  ``tests/server/test_upgrade.py`` fails 
 the format is decided."""
 TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
 LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
+PLAYING_LISTED = 100  # the public tables in play a lobby read lists, the latest started
 LOBBY_READ_SECONDS = 1.0
 """How long ``open_tables`` answers from its last read of the lobby while this process changes nothing there (a
 change made through another process shows within it).  A read is 200 tables' records, 25 times a ``ping``'s cost
@@ -137,6 +138,12 @@ class Keys:
     def waiting(self) -> str:
         """The tables of ``open`` where a person sits (``TableMeta.waiting``), scored alike; a hint, re-checked."""
         return self.prefix + "hauntd:waiting"
+
+    @property
+    def playing(self) -> str:
+        """Sorted set of public tables in play (score: their start), kept by the commits that start a game and
+        end it (``Store.commit``); a hint, re-checked (a table may expire in play)."""
+        return self.prefix + "hauntd:playing"
 
     def opened(self, address: str) -> str:
         """Sorted set of the public tables a client address (``guard.counted_as``) created that may still be open
@@ -244,6 +251,22 @@ class Notice(msgspec.Struct, array_like=True):
     format: int = 1
 
 
+class Playing(NamedTuple):
+    """A public table in play as the lobby lists it: its id, last ``seq``, record and start (the index's score)."""
+
+    table: str
+    seq: int
+    meta: TableMeta
+    started: float
+
+
+class Lobby(NamedTuple):
+    """One read of the lobby: the open tables (``read_open_tables``) and those in play (``read_playing_tables``)."""
+
+    open: list[tuple[str, int, TableMeta]]
+    playing: list[Playing]
+
+
 @dataclass(slots=True)
 class Record:
     """A table as read from Redis: its last ``seq``, record and encoded state (``b""`` before the start)."""
@@ -317,10 +340,11 @@ def decode_notice(data: bytes) -> Notice:
     return _notice_decoder.decode(data)
 
 
-# KEYS: record, log, cmds [, due].  ARGV: expected seq, meta, state ('' keeps it), batch, command key ('' none),
-# channel, origin, listeners of the channel that need no notice (0 or 1: the committing process), ttl, format
-# [, table id, due score ('' removes the table from due)].  Returns {1, seq} committed, {0, seq} conflict,
-# {-1, seq} command already committed, {-2, 0} no such table, {-3, format} the table is stored in a newer format.
+# KEYS: record, log, cmds [, due ('' none) [, playing]].  ARGV: expected seq, meta, state ('' keeps it), batch,
+# command key ('' none), channel, origin, listeners of the channel that need no notice (0 or 1: the committing
+# process), ttl, format [, table id, due score ('' removes the table from due) [, playing score ('' removes it)]].
+# Returns {1, seq} committed, {0, seq} conflict, {-1, seq} command already committed, {-2, 0} no such table,
+# {-3, format} the table is stored in a newer format.
 # The notice is a MessagePack array of three bin fields, a str and a positive fixint: ``Notice``.
 _COMMIT = r"""
 local cur, fmt = unpack(redis.call('HMGET', KEYS[1], 'seq', 'format'))
@@ -344,8 +368,11 @@ local ttl = tonumber(ARGV[9])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
-if KEYS[4] then
+if KEYS[4] and KEYS[4] ~= '' then
   if ARGV[12] ~= '' then redis.call('ZADD', KEYS[4], ARGV[12], ARGV[11]) else redis.call('ZREM', KEYS[4], ARGV[11]) end
+end
+if KEYS[5] then
+  if ARGV[13] ~= '' then redis.call('ZADD', KEYS[5], ARGV[13], ARGV[11]) else redis.call('ZREM', KEYS[5], ARGV[11]) end
 end
 if redis.call('PUBSUB', 'NUMSUB', ARGV[6])[2] > tonumber(ARGV[8]) then
   local function bin(s) return '\198' .. struct.pack('>I4', #s) .. s end
@@ -469,7 +496,7 @@ class Store:
         self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
         self.on_commit: Callable[[float], None] | None = None  # told each round trip of commits: its seconds
         self._quiet: dict[tuple[str, Any], tuple[float, int]] = {}  # failure -> when logged, how many left out since
-        self._lobby: tuple[float, asyncio.Task[list[tuple[str, int, TableMeta]]]] | None = None  # ``open_tables``
+        self._lobby: tuple[float, asyncio.Task[Lobby]] | None = None  # ``lobby``
 
     def _timed(self, seconds: float) -> None:
         if self.on_commit is not None:
@@ -546,7 +573,9 @@ class Store:
         hauntd wrote the table since this process read it: nothing is written over what it does not know).
         ``local``: the caller holds the table's hub (so this process listens on its channel) and delivers the update
         to this process's followers itself: a notice goes out only for other processes, and tells this one to skip
-        it.  Otherwise this process's fan-out delivers it from the notice like any other."""
+        it.  Otherwise this process's fan-out delivers it from the notice like any other.  A public table's start and
+        end (the batch's ``status``: no other update changes it) enter it in ``Keys.playing`` and take it out, in the
+        same atomic step, so the index follows the committed record on every process at no extra round trip."""
         meta_bytes = encode(meta)
         batch.cmd = command  # logged with the update, so the log alone shows each command committed once
         batch_bytes = encode(batch)
@@ -564,11 +593,17 @@ class Store:
             STORE_FORMAT,
         ]
         due = meta.due()
-        if meta.scheduled:
-            keys.append(self.keys.due)
+        listed = batch.status is not None and not meta.private  # (status "playing": the start; "over": the end)
+        if meta.scheduled or listed:
+            keys.append(self.keys.due if meta.scheduled else "")
             args += [table, repr(due) if due is not None else ""]
+        if listed:
+            keys.append(self.keys.playing)
+            args.append(repr(batch.at) if batch.status == "playing" else "")
         status, seq = await self._commit(keys, args)
         if status == 1:
+            if listed:
+                self._lobby = None
             if due is not None and self.on_due is not None:
                 self.on_due(due)
             return int(seq), True
@@ -629,12 +664,13 @@ class Store:
             await pipe.execute()
         self._lobby = None
 
-    async def open_tables(self) -> list[tuple[str, int, TableMeta]]:
-        """``read_open_tables``, read again only ``LOBBY_READ_SECONDS`` after the last read or once this process
-        changed the lobby; the callers meanwhile share one read (a failed one is not kept)."""
+    async def lobby(self) -> Lobby:
+        """``read_open_tables`` and ``read_playing_tables``, read again only ``LOBBY_READ_SECONDS`` after the last
+        read or once this process changed the lobby or a public table's status; the callers meanwhile share one read
+        (a failed one is not kept)."""
         now = time.monotonic()
         if self._lobby is None or now - self._lobby[0] >= LOBBY_READ_SECONDS:
-            task = asyncio.ensure_future(self.read_open_tables())
+            task = asyncio.ensure_future(self._read_lobby())
             task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (retrieved: its callers may be gone)
             self._lobby = (now, task)
         read = self._lobby[1]
@@ -644,6 +680,10 @@ class Store:
             if self._lobby is not None and self._lobby[1] is read:
                 self._lobby = None
             raise
+
+    async def _read_lobby(self) -> Lobby:
+        open, playing = await asyncio.gather(self.read_open_tables(), self.read_playing_tables())
+        return Lobby(open, playing)
 
     async def read_open_tables(self, limit: int = 200) -> list[tuple[str, int, TableMeta]]:
         """Public lobby tables with a free seat: those where a person sits waiting first, then the empty ones;
@@ -683,4 +723,36 @@ class Store:
                 pipe.zrem(self.keys.waiting, *stale)
                 await pipe.execute()
         found.sort(key=lambda row: not row[2].waiting)  # (the record, not the hint, says who waits; stable)
+        return found
+
+    async def read_playing_tables(self, limit: int = PLAYING_LISTED) -> list[Playing]:
+        """Public tables in play, the latest started first.  Drops stale index entries (a table over, or gone: it
+        expired ``TABLE_TTL`` after its last change); those started more than ``TABLE_TTL`` ago, which may have
+        expired unread, are checked at each read too (``limit`` of them), so the index stays as small as the play."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrevrange(self.keys.playing, 0, limit - 1, withscores=True)
+            pipe.zrangebyscore(self.keys.playing, "-inf", time.time() - TABLE_TTL, start=0, num=limit)
+            latest, aged = await pipe.execute()
+        started = {table.decode(): score for table, score in latest}
+        ids = list(dict.fromkeys([*started, *(table.decode() for table in aged)]))
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table in ids:
+                pipe.hmget(self.keys.record(table), "seq", "meta", "format")
+            rows = await pipe.execute()
+        found: list[Playing] = []
+        stale: list[str] = []
+        for table, (seq, raw, format) in zip(ids, rows, strict=True):
+            if format is not None and int(format) > STORE_FORMAT:
+                continue  # a newer hauntd's table: listed by the servers that read it
+            meta = decode_meta(raw) if raw is not None else None
+            if meta is not None and meta.game not in games():
+                continue  # (likewise)
+            if meta is None or meta.status != "playing":
+                stale.append(table)
+            elif table in started:
+                found.append(Playing(table, int(seq), meta, started[table]))
+        if stale:
+            await self.redis.zrem(self.keys.playing, *stale)
         return found

@@ -62,7 +62,7 @@ Shape = tuple[dict[str, str], dict[str, str]]
 
 SERVER_MESSAGES: dict[str, Shape] = {
     "welcome": ({"version": INT, "server": STR, "games": LIST, "limits": OBJ}, {"ref": STR}),
-    "tables": ({"tables": LIST}, {"ref": STR}),
+    "tables": ({"tables": LIST}, {"playing": LIST, "ref": STR}),
     "created": ({"table": STR}, {"ref": STR}),
     "joined": ({"table": STR, "seat": INT, "token": STR, "seq": INT}, {"ref": STR}),
     "left": ({"table": STR, "seq": INT}, {"ref": STR}),
@@ -109,6 +109,10 @@ LIMITS: Shape = (
 )
 TABLE_INFO: Shape = (
     {"table": STR, "game": STR, "seats": INT, "taken": INT, "status": STR},
+    {"turn_seconds": NUM},
+)
+PLAYING_INFO: Shape = (  # a game in play (``tables.playing``)
+    {"table": STR, "game": STR, "seats": INT, "taken": INT, "status": STR, "names": LIST, "seq": INT, "started": NUM},
     {"turn_seconds": NUM},
 )
 SEAT_INFO: Shape = ({"seat": INT}, {"name": STR, "bot": BOOL, "away": BOOL})
@@ -171,8 +175,12 @@ def check_frame(msg: Any) -> None:
     elif kind == "tables":
         for info in msg["tables"]:
             _check_object("tables.tables[]", info, TABLE_INFO)
-            if info["status"] not in STATUSES:
-                raise ProtocolViolation(f"tables: status {info['status']!r}")
+            if info["status"] != "lobby":
+                raise ProtocolViolation(f"tables: an open table of status {info['status']!r}")
+        for info in msg.get("playing", []):
+            _check_object("tables.playing[]", info, PLAYING_INFO)
+            if info["status"] != "playing" or not all(isinstance(name, str) for name in info["names"]):
+                raise ProtocolViolation(f"tables: a game in play as {info!r}")
     elif kind in ("error", "rejected"):
         if msg["code"] not in ERROR_CODES:
             raise ProtocolViolation(f"{kind}: undocumented code {msg['code']!r}: {msg!r}")

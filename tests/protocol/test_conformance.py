@@ -363,6 +363,24 @@ async def test_bots_fill_the_first_seats(net: Net) -> None:
 # -- the lobby ---------------------------------------------------------------------------------------------------
 
 
+async def test_a_game_in_play_is_listed_to_watch(net: Net) -> None:
+    """``tables.playing`` as the document gives it (``check_frame``): a public game in play, its seats' names,
+    ``seq`` and start, its time limit; a private one never; none once over."""
+    table, players = await net.seat_table("spook", 2, bots=1, turn_seconds=30)
+    hidden, others = await net.seat_table("spook", 2, private=True)
+    lobby = await net.client("lobby")
+    listed = await lobby.request({"type": "list", "game": "spook"})
+    info = next(t for t in listed["playing"] if t["table"] == table)
+    assert info == {
+        "table": table, "game": "spook", "seats": 2, "taken": 2, "status": "playing", "turn_seconds": 30,
+        "names": ["bot-0", "p1"], "seq": info["seq"], "started": info["started"],
+    }  # fmt: skip
+    assert hidden not in {t["table"] for t in listed["playing"]} and table not in {t["table"] for t in listed["tables"]}
+    await play_all(players + others)
+    listed = await lobby.request({"type": "list", "game": "spook"})
+    assert table not in {t["table"] for t in listed.get("playing", [])}
+
+
 async def test_list_join_leave(net: Net) -> None:
     lobby = await net.client("lobby")
     public = await lobby.create("mansion", 3)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import random
 import secrets
+import time
 from typing import Any
 
 import pytest
@@ -13,7 +14,9 @@ import redis
 from websockets.asyncio.client import connect
 
 from clients.sdk import Client, ServerError
+from engine.registry import get_game
 from protocol.messages import Events, Snapshot
+from server.store import NO_PREFIX, TABLE_TTL, decode_meta
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.players import Player, close, play, seat_players
 
@@ -242,3 +245,75 @@ async def test_no_flood_of_empty_tables_hides_one_where_someone_waits(
         await ada.close()
         await troll.close()
         sync_redis.delete(*sync_redis.scan_iter(match=f"{prefix}:*", count=1000))
+
+
+async def _listed(url: str, **msg: Any) -> tuple[str, dict[str, Any]]:
+    """A ``list`` on a fresh connection: its raw frame and its decoded answer."""
+    async with connect(url) as ws:
+        for message in ({"type": "hello", "version": 1}, {"type": "list", **msg}):
+            await ws.send(json.dumps(message))
+            frame = await ws.recv()
+    return str(frame), json.loads(frame)
+
+
+async def _until_listed(url: str, table: str, playing: bool) -> tuple[str, dict[str, Any]]:
+    """``_listed`` until ``table`` is (or is not) among the games in play: another process's change shows within
+    the server's second of lobby cache."""
+    for _ in range(40):
+        frame, reply = await _listed(url)
+        if (table in [t["table"] for t in reply.get("playing", [])]) == playing:
+            return frame, reply
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{table} {'not ' if playing else ''}listed as in play: {reply}")
+
+
+async def test_the_public_games_in_play_are_listed_on_every_process_without_hidden_information(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """A spectator needs a table's id to watch it, and ``list`` gave only those not yet started: a game in play
+    could not be found.  ``playing`` lists the public ones, on a process other than the one that started them too,
+    with nothing a spectator does not see (no token, secret, nonce, hand or Haunt value), and not once over."""
+    one, other = start_server(), start_server()
+    table, players = await seat_players([one.url], seats=2, seed=7, game="spook")
+    hidden, private = await seat_players([one.url], seats=2, seed=8, game="spook", private=True)
+    try:
+        frame, reply = await _until_listed(other.url, table, playing=True)
+        info = next(t for t in reply["playing"] if t["table"] == table)
+        assert set(info) == {"table", "game", "seats", "taken", "status", "names", "seq", "started"}, info
+        assert (info["game"], info["seats"], info["taken"], info["status"]) == ("spook", 2, 2, "playing")
+        assert info["names"] == ["P0", "P1"] and info["seq"] >= 3 and abs(info["started"] - time.time()) < 30
+        assert table not in [t["table"] for t in reply["tables"]]  # not open
+        assert hidden not in frame  # a private table is never listed
+        meta = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta"))
+        secrets_kept = [meta.secret, *meta.nonces, *meta.tokens, *(p.client.seats[table].token for p in players)]
+        assert not [s for s in secrets_kept if s and s in frame], frame
+        state = get_game("spook").decode_state(sync_redis.hget(NO_PREFIX.record(table), "state"))
+        assert not [card for hand in state.hands for card in hand if f'"{card}"' in frame]
+        mansion = (await _listed(other.url, game="mansion"))[1].get("playing", [])
+        assert table not in [t["table"] for t in mansion] and {t["game"] for t in mansion} <= {"mansion"}
+        assert sync_redis.zscore(NO_PREFIX.playing, hidden) is None
+        await play(players)
+        await _until_listed(one.url, table, playing=False)  # at once where it ended
+        await _until_listed(other.url, table, playing=False)
+        assert sync_redis.zscore(NO_PREFIX.playing, table) is None
+    finally:
+        await close(players + private)
+
+
+async def test_a_game_expired_in_play_leaves_the_list_and_the_index(
+    server: ServerProcess, sync_redis: redis.Redis
+) -> None:
+    """A table nobody plays on expires (a week after its last change) still in play: the lobby read drops its entry,
+    as it does one left from more than a week ago that no read met among the latest."""
+    table, players = await seat_players([server.url], seats=2, seed=9, game="spook")
+    gone = secrets.token_hex(4)
+    sync_redis.zadd(NO_PREFIX.playing, {gone: time.time() - TABLE_TTL - 1})
+    try:
+        await _until_listed(server.url, table, playing=True)
+        sync_redis.delete(NO_PREFIX.record(table))
+        await _until_listed(server.url, table, playing=False)
+        assert (
+            sync_redis.zscore(NO_PREFIX.playing, table) is None and sync_redis.zscore(NO_PREFIX.playing, gone) is None
+        )
+    finally:
+        await close(players)

@@ -139,10 +139,10 @@ async def test_the_lobby_lists_the_latest_changed_first_and_forgets_the_expired(
         for table in (first, second):
             assert await store.create(table, msgspec.structs.replace(meta(), created=time.time()))
         await client.zadd(NO_PREFIX.open, {gone: time.time() - LOBBY_TTL - 1})  # an entry its table outlived
-        listed = [table for table, _, _ in await store.open_tables()]
+        listed = [table for table, _, _ in (await store.lobby()).open]
         assert listed.index(second) < listed.index(first)
         await store.set_open(first, (await store.load(first)).meta)  # a change at the first: a join, say
-        listed = [table for table, _, _ in await store.open_tables()]
+        listed = [table for table, _, _ in (await store.lobby()).open]
         assert listed.index(first) < listed.index(second)
         assert await client.zscore(NO_PREFIX.open, gone) is None
     finally:
