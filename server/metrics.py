@@ -147,6 +147,13 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="mostrecent",
         )
+        self.playing = Gauge(
+            "hauntd_playing_tables",
+            "Public tables in play (started, not over), as the lobby's games in progress; a table expired in play "
+            "counts until a lobby read drops it",
+            registry=self.registry,
+            multiprocess_mode="mostrecent",
+        )
         self.scheduled = Gauge(
             "hauntd_scheduled_tables",
             "Tables in the schedule of deadlines (playing with a time limit or server-run bots)",

@@ -102,25 +102,28 @@ class Watchdog:
             self._down_since = None
 
     async def survey(self) -> None:
-        """Set the store's figures (``hauntd_lobby_tables``, ``hauntd_scheduled_tables``, ``hauntd_deadlines_overdue``
-        and its ``_seconds``) for a scrape; NaN when the store does not answer within ``PING_TIMEOUT``."""
+        """Set the store's figures (``hauntd_lobby_tables``, ``hauntd_playing_tables``, ``hauntd_scheduled_tables``,
+        ``hauntd_deadlines_overdue`` and its ``_seconds``) for a scrape; NaN when the store does not answer within
+        ``PING_TIMEOUT``."""
         now = time.time()
         m = self.metrics
         try:
             async with asyncio.timeout(PING_TIMEOUT):
                 async with self.redis.pipeline(transaction=False) as pipe:
                     pipe.zcard(self.keys.open)
+                    pipe.zcard(self.keys.playing)
                     pipe.zcard(self.keys.due)
                     pipe.zcount(self.keys.due, "-inf", repr(now - OVERDUE))
                     pipe.zrange(self.keys.due, 0, 0, withscores=True)
-                    lobby, scheduled, overdue, first = await pipe.execute()
+                    lobby, playing, scheduled, overdue, first = await pipe.execute()
         except asyncio.CancelledError:
             raise
         except Exception:
-            for gauge in (m.lobby, m.scheduled, m.overdue, m.overdue_age):
+            for gauge in (m.lobby, m.playing, m.scheduled, m.overdue, m.overdue_age):
                 gauge.set(float("nan"))
             return
         m.lobby.set(lobby)
+        m.playing.set(playing)
         m.scheduled.set(scheduled)
         m.overdue.set(overdue)
         m.overdue_age.set(max(0.0, now - first[0][1]) if overdue and first else 0.0)
