@@ -187,8 +187,8 @@ class Welcome(ServerMessage, tag="welcome"):
 
 
 class TableInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A table as ``list`` shows it; one in play (``Tables.playing``) also has its seats' ``names``, its last
-    ``seq`` and when it ``started``: what any spectator sees, nothing hidden."""
+    """A table as ``list`` shows it; one in play (``Tables.playing``) also has its seats' ``names``, those of its
+    server-run ``bots``, its last ``seq`` and when it ``started``: what any spectator sees, nothing hidden."""
 
     table: str
     game: str
@@ -197,6 +197,7 @@ class TableInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     status: str  # lobby | playing | over
     turn_seconds: float | None = None
     names: list[str] = []
+    bots: list[int] = []
     seq: int | None = None
     started: float | None = None
 

@@ -209,7 +209,7 @@ class TableService:
 
     async def list_tables(self, game: str | None) -> tuple[list[TableInfo], list[TableInfo]]:
         """The open public tables and those in play (``Store.lobby``), of ``game`` or all.  What is listed of a game
-        in play is what any spectator sees of it: its seats' names, its ``seq``, its start."""
+        in play is what any spectator sees of it: its seats' names, its bots' seats, its ``seq``, its start."""
         lobby = await self.store.lobby()
         listed = [
             TableInfo(
@@ -232,6 +232,7 @@ class TableService:
                 status=meta.status,
                 turn_seconds=meta.turn_seconds,
                 names=[name or "" for name in meta.names],
+                bots=sorted(meta.bots),
                 seq=seq,
                 started=started,
             )

@@ -107,13 +107,14 @@ LIMITS: Shape = (
     {"max_frame_bytes": INT, "messages_per_second": NUM, "burst": INT, "max_tables_per_connection": INT},
     {"idle_seconds": NUM, "tables_per_minute": NUM, "open_tables": INT},
 )
-TABLE_INFO: Shape = (
+TABLE_INFO: Shape = (  # as schema.json gives it: what a game in play adds is optional there
     {"table": STR, "game": STR, "seats": INT, "taken": INT, "status": STR},
-    {"turn_seconds": NUM},
+    {"turn_seconds": NUM, "names": LIST, "bots": LIST, "seq": INT, "started": NUM},
 )
+OPEN_INFO: Shape = (TABLE_INFO[0], {"turn_seconds": NUM})  # an open table (``tables.tables``)
 PLAYING_INFO: Shape = (  # a game in play (``tables.playing``)
-    {"table": STR, "game": STR, "seats": INT, "taken": INT, "status": STR, "names": LIST, "seq": INT, "started": NUM},
-    {"turn_seconds": NUM},
+    {**TABLE_INFO[0], "names": LIST, "seq": INT, "started": NUM},
+    {"turn_seconds": NUM, "bots": LIST},
 )
 SEAT_INFO: Shape = ({"seat": INT}, {"name": STR, "bot": BOOL, "away": BOOL})
 PROMPT: Shape = ({"seat": INT, "kind": STR}, {"deadline": NUM, "note": STR})
@@ -174,7 +175,7 @@ def check_frame(msg: Any) -> None:
         _check_object("welcome.limits", msg["limits"], LIMITS)
     elif kind == "tables":
         for info in msg["tables"]:
-            _check_object("tables.tables[]", info, TABLE_INFO)
+            _check_object("tables.tables[]", info, OPEN_INFO)
             if info["status"] != "lobby":
                 raise ProtocolViolation(f"tables: an open table of status {info['status']!r}")
         for info in msg.get("playing", []):

@@ -373,7 +373,7 @@ async def test_a_game_in_play_is_listed_to_watch(net: Net) -> None:
     info = next(t for t in listed["playing"] if t["table"] == table)
     assert info == {
         "table": table, "game": "spook", "seats": 2, "taken": 2, "status": "playing", "turn_seconds": 30,
-        "names": ["bot-0", "p1"], "seq": info["seq"], "started": info["started"],
+        "names": ["bot-0", "p1"], "bots": [0], "seq": info["seq"], "started": info["started"],
     }  # fmt: skip
     assert hidden not in {t["table"] for t in listed["playing"]} and table not in {t["table"] for t in listed["tables"]}
     await play_all(players + others)
@@ -916,6 +916,9 @@ def test_the_client_agrees_with_schema_json() -> None:
         same(shape, defs[name], tagged=False)
 
 
+OPEN = {"table": "t", "game": "spook", "seats": 1, "taken": 0, "status": "lobby"}
+
+
 def test_the_client_is_strict() -> None:
     """The checks themselves: they do refuse what the document does not allow."""
     for bad in [
@@ -926,6 +929,9 @@ def test_the_client_is_strict() -> None:
         {"type": "pong", "time": 1.0, "extra": 1},
         {"type": "error", "code": "oops", "message": ""},
         {"type": "events", "table": "t", "seq": 1, "events": []},
+        {"type": "tables", "tables": [{**OPEN, "names": ["Ada"]}]},  # an open table's seats are not named
+        {"type": "tables", "tables": [], "playing": [OPEN]},  # a game in play, not started
+        {"type": "tables", "tables": [], "playing": [{**OPEN, "status": "playing", "names": ["Ada"], "seq": 3}]},
     ]:
         with pytest.raises(ProtocolViolation):
             check_frame(bad)
