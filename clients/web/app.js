@@ -18,6 +18,7 @@ const state = {
   name: localStorage.getItem("hauntd.name") || "",
   welcome: null,
   tables: [],
+  playing: [], // the public games in play (``tables.playing``), to watch
   held: [], // the tables this tab holds a seat at
   error: null, // () => the lobby's error in words, in the page's language
   errorCode: null, // and its code ("connection_lost": said no more once the connection is back)
@@ -316,15 +317,17 @@ async function refreshTables() {
   try {
     const reply = await conn.request({ type: "list" });
     state.tables = reply.tables;
+    state.playing = reply.playing || [];
   } catch (err) {
     showError(err);
     return;
   }
   if (state.table) return;
-  const panel = app.querySelector("#open-tables");
+  const panels = ["#open-tables", "#playing-tables"].map((id) => app.querySelector(id));
   state.held = heldSeats();
-  const fresh = renderLobby(state, lobbyHandlers).querySelector("#open-tables");
-  if (panel && fresh) keepFocus(app, () => panel.replaceWith(fresh));
+  const lobby = renderLobby(state, lobbyHandlers);
+  const fresh = ["#open-tables", "#playing-tables"].map((id) => lobby.querySelector(id));
+  if (panels.every(Boolean) && fresh.every(Boolean)) keepFocus(app, () => panels.forEach((panel, i) => panel.replaceWith(fresh[i])));
   else render();
 }
 

@@ -1,4 +1,4 @@
-// The lobby: your name, a new table, the open tables, and any table by its id.
+// The lobby: your name, a new table, the open tables, the games in play to watch, and any table by its id.
 
 import { h } from "./dom.js";
 import { gameTitle, t } from "./i18n.js";
@@ -161,6 +161,33 @@ function tablesPanel(state, handlers) {
   );
 }
 
+/** The public games in play (``tables.playing``), each to watch. */
+function playingPanel(state, handlers) {
+  const rows = state.playing.map((table) =>
+    h(
+      "tr",
+      { dataset: { table: table.table } },
+      h("td", { class: "mono" }, table.table),
+      h("td", {}, title(state.welcome, table.game)),
+      h("td", {}, table.names.map((name, seat) => ((table.bots || []).includes(seat) ? t("table.bot_name", { n: seat + 1 }) : name)).join(", ")),
+      h("td", { class: "buttons" }, h("button", { onclick: () => handlers.watch(table.table) }, t("lobby.watch"))),
+    ),
+  );
+  return h(
+    "section",
+    { class: "panel tables", id: "playing-tables" },
+    h("h2", {}, t("lobby.playing")),
+    rows.length
+      ? h(
+          "table",
+          {},
+          h("thead", {}, h("tr", {}, h("th", {}, t("lobby.table")), h("th", {}, t("lobby.game")), h("th", {}, t("lobby.players")), h("th", {}, ""))),
+          h("tbody", {}, rows),
+        )
+      : h("p", { class: "muted" }, t("lobby.no_playing")),
+  );
+}
+
 function heldPanel(state, handlers) {
   if (!state.held.length) return null;
   return h(
@@ -227,6 +254,6 @@ export function renderLobby(state, handlers) {
       ),
     ),
     state.error ? h("p", { class: "banner error", id: "lobby-error" }, state.error()) : null,
-    h("div", { class: "lobby-grid" }, createForm(state, handlers), h("div", { class: "stack" }, heldPanel(state, handlers), tablesPanel(state, handlers), byIdPanel(handlers))),
+    h("div", { class: "lobby-grid" }, createForm(state, handlers), h("div", { class: "stack" }, heldPanel(state, handlers), tablesPanel(state, handlers), playingPanel(state, handlers), byIdPanel(handlers))),
   );
 }

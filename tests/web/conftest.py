@@ -73,23 +73,29 @@ REFUSED = ("ERR_CONNECTION_REFUSED", "Unexpected response code: 503")  # the ser
 
 
 @asynccontextmanager
-async def touch_tab(page: Any, viewport: dict[str, int], scale: float = 1) -> AsyncIterator[Any]:
-    """A phone's tab (a touch screen, ``viewport`` CSS px, ``scale`` device px a CSS px) next to ``page``, on the same
-    server's page; its uncaught errors and console errors fail the test too."""
+async def other_tab(page: Any, **context: Any) -> AsyncIterator[Any]:
+    """Another person's tab (a browser context of its own, ``context`` its options) next to ``page``, on the same
+    server's page, in its lobby; its uncaught errors and console errors fail the test too."""
     errors: list[str] = []
-    context = await page.context.browser.new_context(
-        viewport=viewport, device_scale_factor=scale, is_mobile=True, has_touch=True
-    )
+    browser = await page.context.browser.new_context(**context)
     try:
-        tab = await context.new_page()
+        tab = await browser.new_page()
         tab.on("pageerror", lambda exc: errors.append(str(exc)))
         tab.on("console", lambda msg: errors.append(msg.text) if _unexpected(msg) else None)
-        await tab.goto(page.url)
+        await tab.goto(page.url.split("#")[0])
         await tab.wait_for_selector("#create-form button#create")
         yield tab
     finally:
-        await context.close()
+        await browser.close()
     assert not errors, errors
+
+
+@asynccontextmanager
+async def touch_tab(page: Any, viewport: dict[str, int], scale: float = 1) -> AsyncIterator[Any]:
+    """A phone's tab (a touch screen, ``viewport`` CSS px, ``scale`` device px a CSS px) next to ``page``, on the same
+    server's page; its uncaught errors and console errors fail the test too."""
+    async with other_tab(page, viewport=viewport, device_scale_factor=scale, is_mobile=True, has_touch=True) as tab:
+        yield tab
 
 
 def _unexpected(msg: Any) -> bool:

@@ -26,6 +26,8 @@ export default {
   "lobby.open_tables": "Open tables",
   "lobby.refresh": "Refresh",
   "lobby.no_tables": "No open table right now: create one!",
+  "lobby.playing": "Games in progress",
+  "lobby.no_playing": "No game in progress right now.",
   "lobby.table": "Table",
   "lobby.players": "Players",
   "lobby.join": "Join",

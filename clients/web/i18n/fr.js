@@ -26,6 +26,8 @@ export default {
   "lobby.open_tables": "Tables ouvertes",
   "lobby.refresh": "Actualiser",
   "lobby.no_tables": "Aucune table ouverte pour l'instant : créez-en une !",
+  "lobby.playing": "Parties en cours",
+  "lobby.no_playing": "Aucune partie en cours pour l'instant.",
   "lobby.table": "Table",
   "lobby.players": "Joueurs",
   "lobby.join": "Rejoindre",
