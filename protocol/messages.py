@@ -54,13 +54,16 @@ class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True
 
 # -- client → server --------------------------------------------------------------------------------------
 class Hello(ClientMessage, tag="hello"):
-    """First message of every connection.  ``table`` + ``token`` (+ ``last_seq``) also resume that seat."""
+    """First message of every connection.  ``table`` + ``token`` (+ ``last_seq``) also resume that seat.
+    ``views``: the connection's view comes with every update that holds ``prompts`` and with the last one, for a
+    client that draws the table (one that only decides has its view whenever it must)."""
 
     version: int
     client: Annotated[str, msgspec.Meta(max_length=64)] = ""
     table: TableId | None = None
     token: Token | None = None
     last_seq: Seq = 0
+    views: bool = False
 
 
 class Create(ClientMessage, tag="create"):
@@ -282,11 +285,12 @@ class Events(ServerMessage, tag="events"):
 
     During play the newest update sent also holds ``prompts``, who must decide as of ``seq`` (public), and when
     you owe a decision ``legal`` (your legal actions) and ``view`` (the table as you see it now), so a client
-    can decide without replaying events; a spectator gets ``view`` with every ``prompts``, to show the table.
-    ``prompts`` left out means "no news", not "nobody".  ``timeout``: the seat whose deadline passed, this update
-    being the rules' default the server applied for it.  ``time``: the server's clock (Unix time) when it wrote the
-    update, sent with any prompt's ``deadline``, so a client counts down ``deadline - time`` from the update's
-    arrival whatever its own clock says."""
+    can decide without replaying events; a spectator gets ``view`` with every ``prompts``, to show the table, and so
+    does a seat whose connection's ``hello`` asked for ``views`` (which also gets it with the last update, ``status``
+    over).  ``prompts`` left out means "no news", not "nobody".  ``timeout``: the seat whose deadline passed, this
+    update being the rules' default the server applied for it.  ``time``: the server's clock (Unix time) when it
+    wrote the update, sent with any prompt's ``deadline``, so a client counts down ``deadline - time`` from the
+    update's arrival whatever its own clock says."""
 
     table: str
     seq: int

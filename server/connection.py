@@ -125,6 +125,7 @@ class Connection:
         self.follows: dict[str, Hub] = {}
         self.created: set[str] = set()  # tables it created and does not follow (the limit counts them too)
         self.greeted = False
+        self.views = False  # its hello asked for its view with every update (``Hub.show_views``)
         self.dead = False
         self.writing = False  # the writer task holds a frame: later ones must queue behind it
         self.flushed = asyncio.Event()  # set when the writer finds the queue empty (``drain``)
@@ -380,7 +381,8 @@ class Connection:
             self.follows[hub.table] = hub
             self.created.discard(hub.table)
         try:
-            await hub.attach(self, audience, last_seq, ref, token_digest(token) if token is not None else None)
+            holder = token_digest(token) if token is not None else None
+            await hub.attach(self, audience, last_seq, ref, holder, self.views)
         except BaseException:
             if new:  # not followed after all (the store could not be read): the client asks again
                 self._unfollow(hub.table)
@@ -424,6 +426,10 @@ class Connection:
             if (msg.table is None) != (msg.token is None):  # one alone would resume nothing, silently
                 raise ProtocolError(Code.BAD_FIELD, "a hello resumes a seat with its table and token together")
             self.greeted = True
+            if msg.views != self.views:  # (a second hello may change it, for the tables followed too)
+                self.views = msg.views
+                for followed in self.follows.values():
+                    followed.show_views(self, msg.views)
             self.reply(self.app.welcome(msg.ref))
             self.log = self.log.bind(client=msg.client)  # (no line of its own: ``connection_closed`` ends a story)
             if msg.table is not None and msg.token is not None:

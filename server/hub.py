@@ -5,7 +5,8 @@ the next ``seq`` is delivered as it comes; a gap (a lost notice, a reconnect to 
 with ``XRANGE`` first.  An update this process committed itself is delivered at once from the objects it has
 (``Live``) and its notice, which names this process's store, is skipped.  Each update is redacted by the engine
 and encoded once per *audience* (each seat, spectators), never per socket, as one ``events`` frame holding the
-prompts during play.  The hub also keeps the latest known record for the commands of this process
+prompts during play, and the audience's view when it must decide or a follower of it asked for views (``hello``
+``views``: a page drawing the table).  The hub also keeps the latest known record for the commands of this process
 (so an action costs one Redis round trip).  Deadlines are not kept here but in Redis (``server/schedule.py``).
 """
 
@@ -106,6 +107,7 @@ class Hub:
         self.followers: dict[Follower, Audience] = {}
         self.behind: list[tuple[list[Follower], list[bytes], bool]] = []  # the spectators' frames held (``_deliver``)
         self.holders: dict[Follower, str] = {}  # a seat follower's token digest: it sees the seat while that holds it
+        self.viewers: set[Follower] = set()  # followers whose audience's view goes with every update (``show_views``)
         self.lock = asyncio.Lock()
         self.refs = 0  # followers and commands in flight in this process (``Fanout.hub`` / ``release``)
         self.idle_since = 0.0  # loop time of the last ``release`` that left it unheld
@@ -167,6 +169,7 @@ class Hub:
         followers = list(self.followers)
         self.followers.clear()
         self.holders.clear()
+        self.viewers.clear()
         if stored is None:
             log.info("table_gone", table=self.table, seq=self.seq, followers=len(followers))
             why = "it expired, or its store lost it"  # (a store restarted without persistence loses every table)
@@ -186,7 +189,13 @@ class Hub:
 
     # -- followers ---------------------------------------------------------------------------------------
     async def attach(
-        self, conn: Follower, audience: Audience, last_seq: int | None, ref: str | None, holder: str | None = None
+        self,
+        conn: Follower,
+        audience: Audience,
+        last_seq: int | None,
+        ref: str | None,
+        holder: str | None = None,
+        views: bool = False,
     ) -> None:
         """Follow the table as ``audience``: the updates after ``last_seq`` (if given), a snapshot, then live.
         A client that has seen more than this process delivered (from another process) makes the hub catch up
@@ -195,7 +204,8 @@ class Hub:
 
         A seat is followed by the digest of the token that holds it (``holder``): as of the update delivered
         now (the hub catches up when it is behind the record the token was checked on), and for as long as the
-        token holds the seat (``_advance``), so a seat given back stops showing its hidden values.
+        token holds the seat (``_advance``), so a seat given back stops showing its hidden values.  ``views``: it
+        gets its audience's view with every update that has prompts, and the last (``show_views``).
 
         The table is read from the store on the way (an existence check, before the lock: the table's updates do
         not wait behind it): a hub can outlive its table (expired), and a table no longer stored raises
@@ -237,6 +247,7 @@ class Hub:
                     self.holders[conn] = holder
                 else:
                     self.holders.pop(conn, None)
+                self.show_views(conn, views)
             for batch in backlog:
                 conn.send(self._events_frame(batch, audience, self._full_events(batch)))
             conn.send(self._snapshot_frame(audience, ref))
@@ -274,6 +285,16 @@ class Hub:
     def detach(self, conn: Follower) -> None:
         self.followers.pop(conn, None)
         self.holders.pop(conn, None)
+        self.viewers.discard(conn)
+
+    def show_views(self, conn: Follower, views: bool) -> None:
+        """Whether follower ``conn`` gets its audience's view with every update that has prompts and with the last
+        one (``hello`` ``views``).  The view is then computed for that audience only, once per update, and goes in
+        the audience's one frame: a seat's view reaches only the followers of that seat."""
+        if views and conn in self.followers:
+            self.viewers.add(conn)
+        else:
+            self.viewers.discard(conn)
 
     def _holds(self, seat: int, holder: str | None) -> bool:
         return holder is not None and seat < len(self.meta.tokens) and self.meta.tokens[seat] == holder
@@ -313,7 +334,8 @@ class Hub:
 
     def _deliver(self, batches: list[Batch], last_events: list[Any] | None = None) -> None:
         """One ``events`` frame per update and audience; the newest one, during play, carries the prompts (the
-        seat's legal actions and view with them), so an action reaches each audience as a single frame.
+        seat's legal actions and view with them), so an action reaches each audience as a single frame; it carries
+        the view also for an audience a follower of which asked for views (``show_views``), and so does the last.
         ``last_events``: the newest update's full events, when already known as objects.
 
         The seats get it now, the spectators next time round the event loop (``catch_up_spectators``): each
@@ -326,6 +348,7 @@ class Hub:
         started = any(b.status == "playing" for b in batches)
         prompts = self._prompts() if not started else None
         now = clock(prompts)
+        viewing = {self.followers[conn] for conn in self.viewers} if self.viewers and not started else ()
         frames: dict[Audience, list[bytes]] = {a: [] for a in audiences}
         last = batches[-1] if batches else None
         for batch in batches:
@@ -333,7 +356,14 @@ class Hub:
             newest = batch is last
             for audience in audiences:
                 frames[audience].append(
-                    self._events_frame(batch, audience, full, prompts if newest else None, now if newest else None)
+                    self._events_frame(
+                        batch,
+                        audience,
+                        full,
+                        prompts if newest else None,
+                        now if newest else None,
+                        newest and audience in viewing,
+                    )
                 )
         tail = [self._game_over_frame()] if self.meta.status == "over" else []
         for audience in audiences:
@@ -378,15 +408,18 @@ class Hub:
         full: list[Any],
         prompts: list[PromptInfo] | None = None,
         now: float | None = None,
+        viewed: bool = False,
     ) -> bytes:
         """Update ``batch`` for ``audience``; with ``prompts`` (the table is at ``batch.seq``), also the
-        audience's legal actions and view when it must decide, and the spectators' view: encoded once for them
-        all, rather than a snapshot per spectator asking for one after each update (as the web page does); and
-        ``now``, the server's time (``clock``)."""
+        audience's legal actions and view when it must decide, and the spectators' view; ``viewed`` (the table is
+        at ``batch.seq``): the audience's view in any case.  Encoded once for all the audience's followers, rather
+        than a snapshot per follower asking for one after each update (as the web page did); and ``now``, the
+        server's time (``clock``)."""
         redact = self.game.redact
         events = [r for e in full if (r := redact(e, audience)) is not None]
         legal = self._legal(audience) if prompts and any(p.seat == audience for p in prompts) else []
-        view = self.game.view(self.state, audience) if legal or (prompts and audience is None) else None
+        shown = legal or viewed or (prompts and audience is None)
+        view = self.game.view(self.state, audience) if shown and self.state is not None else None
         return codec.encode(
             Events(
                 table=self.table,

@@ -245,6 +245,7 @@ class TableTrack:
     secret_commitment: str | None = None  # as every snapshot carries it from the lobby on
     nonce: str | None = None  # the one this connection sent with its join
     catching_up: bool = False  # between a resume / watch with last_seq and its snapshot
+    views: bool = False  # the connection's hello asked for its view with every update
 
     def owes(self) -> bool:
         return self.seat is not None and any(p["seat"] == self.seat for p in self.prompts or [])
@@ -253,12 +254,19 @@ class TableTrack:
         prompts = msg.get("prompts")
         mine = self.seat is not None and any(p["seat"] == self.seat for p in prompts or [])
         # ``legal`` (and in an ``events``, ``view``) exactly when this connection's seat owes a decision; an
-        # ``events`` with ``prompts`` holds a spectator's ``view`` too.
+        # ``events`` with ``prompts`` holds a spectator's ``view`` too, and so does every one with ``prompts`` and
+        # the last one (``status`` over) when the connection's hello asked for ``views`` (or another connection's
+        # following as the same audience did: they share its frames).
         watching = self.seat is None and prompts is not None
+        live = msg["type"] == "events" and not self.catching_up
+        viewable = live and (prompts is not None or msg.get("status") == "over")
+        viewing = self.views and viewable
         if "legal" in msg and not mine:
             raise ProtocolViolation(f"legal for a connection that owes no decision: {msg!r}")
-        if "view" in msg and msg["type"] == "events" and not mine and not watching:
+        if "view" in msg and msg["type"] == "events" and not mine and not watching and not viewable:
             raise ProtocolViolation(f"an events' view for a seat that owes no decision: {msg!r}")
+        if viewing and "view" not in msg:
+            raise ProtocolViolation(f"no view in an update, though the hello asked for views: {msg!r}")
         if watching and msg["type"] == "events" and "view" not in msg:
             raise ProtocolViolation(f"a spectator's events with prompts but no view: {msg!r}")
         if mine and "legal" not in msg:
@@ -374,6 +382,7 @@ class RawClient:
         self.tables: dict[str, TableTrack] = {}
         self.received: list[dict[str, Any]] = []
         self.welcome: dict[str, Any] | None = None
+        self.views = False  # its hello asked for views (a second hello may change it, for every table)
         self._refs = 0
 
     @classmethod
@@ -397,6 +406,10 @@ class RawClient:
     async def send(self, msg: dict[str, Any]) -> None:
         if msg.get("type") == "watch" and isinstance(msg.get("table"), str):
             self.track(msg["table"]).seat = None  # a connection follows a table once: now as a spectator
+        if msg.get("type") == "hello":
+            self.views = msg.get("views") is True
+            for track in self.tables.values():
+                track.views = self.views
         await self.ws.send(json.dumps(msg))
 
     async def send_raw(self, data: str | bytes) -> None:
@@ -411,7 +424,7 @@ class RawClient:
 
     def track(self, table: str) -> TableTrack:
         if table not in self.tables:
-            self.tables[table] = TableTrack(table)
+            self.tables[table] = TableTrack(table, views=self.views)
         return self.tables[table]
 
     def _handle(self, msg: dict[str, Any]) -> None:

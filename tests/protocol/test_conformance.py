@@ -593,6 +593,43 @@ async def test_spectators(net: Net) -> None:
         check_contiguous(client.tables[table].applied)
 
 
+async def test_views_with_every_update(net: Net) -> None:
+    """A ``hello`` with ``views`` gets its own view with every update that holds ``prompts`` and with the last,
+    decided or not (the client checks that, as frames come); the other seats get theirs only when they decide, the
+    other spectators share the spectators' frames.  A seat's view goes to that seat alone: its Haunt values to
+    nobody else."""
+    lobby = await net.client("lobby")
+    table = await lobby.create("mansion", 3)
+    wanting = await net.client("viewer", views=True)
+    watching = [await net.client("spectator", views=True), await net.client("plain-spectator")]
+    for spectator in watching:
+        await spectator.watch(table)
+    players = []
+    for seat in range(3):
+        client = wanting if seat == 0 else await net.client(f"seat{seat}")
+        joined = await client.join(table, f"p{seat}")
+        players.append(Player(client, table, seat, joined["token"], random.Random(seat)))
+    await players[2].client.hello(views=True)  # a second hello: for the table followed already too
+    started = await players[0].client.request({"type": "start", "table": table, "token": players[0].token})
+    assert started["type"] == "started", started
+
+    async def follow(client: RawClient) -> None:
+        while client.tables[table].game_over is None:
+            await client.recv(10)
+
+    await asyncio.wait_for(asyncio.gather(*(p.play() for p in players), *map(follow, watching)), 20)
+    viewed = {p.seat: [f for f in p.track.frames if "view" in f] for p in players}
+    assert len(viewed[0]) > len([f for f in players[0].track.frames if "legal" in f]) > 0
+    assert len(viewed[1]) == len([f for f in players[1].track.frames if "legal" in f]) > 0
+    assert len(viewed[2]) == len(viewed[0]) and viewed[2][-1]["status"] == "over"
+    spectators = [[f for f in s.tables[table].frames if "view" in f] for s in watching]
+    assert spectators[0] == spectators[1] and spectators[0][-1]["status"] == "over"  # (one frame per audience)
+    for seat, frames in [*viewed.items(), (None, spectators[0])]:
+        for frame in frames[:-1] if seat != 1 else frames:  # (the last reveals everything, to everyone alike)
+            assert frame["view"]["seat"] == seat, frame
+            assert all(h is None for s, h in enumerate(frame["view"]["haunt"]) if s != seat), frame
+
+
 # -- HTTP --------------------------------------------------------------------------------------------------------
 
 CATALOG_KEYS = {

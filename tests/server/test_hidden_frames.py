@@ -4,7 +4,8 @@ Every seat plays over a raw WebSocket that keeps every frame it receives, a spec
 at random steps the cheater probes: a second connection of a seat resuming from an old seq (the replayed updates
 then its snapshot), a spectator watching from an old seq, a resume from a seq not reached yet, random and
 mistyped actions, another seat's legal action sent with one's own token, stale seqs, forged tokens, lobby
-commands after the start.  Some tables have server-run bots, some a time limit short enough for time-outs.
+commands after the start.  Some tables have server-run bots, some a time limit short enough for time-outs; about
+half the connections ask for their view with every update (``hello`` ``views``).
 
 Once the game is over its log is replayed from the revealed seed, and each frame is checked against the state at
 its seq: every update holds exactly the engine's redaction of its events for the frame's audience, every view and
@@ -89,9 +90,10 @@ class Tap:
         await asyncio.wait_for(self.reader, 5)
 
 
-async def tap(url: str, audience: int | None) -> Tap:
+async def tap(url: str, audience: int | None, views: bool = False) -> Tap:
+    """A connection as ``audience``; ``views``: its hello asks for its view with every update."""
     t = Tap(await connect(url), audience)
-    await t.ask(type="hello", version=1, client="cheat")
+    await t.ask(type="hello", version=1, client="cheat", views=views)
     return t
 
 
@@ -136,12 +138,12 @@ class Cheat:
         self.table = (await lobby.ask(type="create", **create))["table"]
         await lobby.close()
         for seat in range(self.bots, self.seats):
-            self.mains[seat] = main = await tap(self.url, seat)
+            self.mains[seat] = main = await tap(self.url, seat, self.rnd.random() < 0.5)
             nonce = f"{self.rnd.getrandbits(128):032x}"
             joined = await main.ask(type="join", table=self.table, name=f"P{seat}", seat=seat, nonce=nonce)
             self.tokens[seat] = joined["token"]
             self.taps.append(main)
-        spectator = await tap(self.url, None)
+        spectator = await tap(self.url, None, self.rnd.random() < 0.5)
         await spectator.ask(type="watch", table=self.table, last_seq=0)
         self.taps.append(spectator)
         first = self.bots
@@ -172,7 +174,7 @@ class Cheat:
             self.probes.append(Probe(seq, seat, action, await self.act(seat, action, None)))
         elif kind in (3, 4, 5) and len(self.taps) < 12:  # another connection: the seat from an old seq or the
             audience = seat if kind != 4 else None  # future, or a spectator from an old seq; it follows on
-            again = await tap(self.url, audience)
+            again = await tap(self.url, audience, rnd.random() < 0.5)
             last = rnd.randint(0, seq) if kind != 5 else seq + rnd.randint(1, 9)
             if audience is None:
                 reply = await again.ask(type="watch", table=self.table, last_seq=last)
