@@ -134,13 +134,16 @@ def to_builtins(value: Any) -> Any:
 
 class Client:
     """One connection to a hauntd server, reconnecting by itself until ``close()``.  ``url`` may list several
-    servers of one store: each time, the client connects to the first that answers, in order."""
+    servers of one store: each time, the client connects to the first that answers, in order.  ``views``: its
+    ``hello`` asks for the connection's view with every update that has prompts, and with the last (for a
+    client that draws the table; a bot gets its view whenever it decides anyway)."""
 
     def __init__(
         self,
         url: str | Sequence[str],
         *,
         client: str = "hauntd-sdk",
+        views: bool = False,
         reconnect: bool = True,
         backoff: tuple[float, float] = (0.05, 5.0),
         request_timeout: float = 15.0,
@@ -156,6 +159,7 @@ class Client:
         self.urls = [url] if isinstance(url, str) else list(url)
         self._at = 0  # which of ``urls`` the client connects to
         self.client_name = client
+        self.views = views
         self.reconnect = reconnect
         self.backoff = backoff
         self.request_timeout = request_timeout
@@ -267,7 +271,7 @@ class Client:
         ws.on_frame = functools.partial(self._on_frame, ws, greeted)  # from the very first frame
         closed = asyncio.ensure_future(ws.wait_closed())
         try:
-            hello = Hello(version=PROTOCOL_VERSION, client=self.client_name, ref="hello")
+            hello = Hello(version=PROTOCOL_VERSION, client=self.client_name, views=self.views, ref="hello")
             await ws.send(codec.encode(hello), text=True)
             # the welcome, unless the connection closes first (its server killed meanwhile, say)
             await asyncio.wait((greeted, closed), timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED)
