@@ -40,7 +40,9 @@ export class Connection {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(this.url);
       let greeted = false;
-      ws.onopen = () => ws.send(JSON.stringify({ type: "hello", version: PROTOCOL_VERSION, client: "hauntd-web" }));
+      // views: the table's picture comes with every update, decided by this seat or not (no snapshot asked for)
+      const hello = { type: "hello", version: PROTOCOL_VERSION, client: "hauntd-web", views: true };
+      ws.onopen = () => ws.send(JSON.stringify(hello));
       ws.onmessage = (event) => {
         const msg = JSON.parse(event.data);
         if (!greeted) {

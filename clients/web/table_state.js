@@ -1,10 +1,11 @@
 // What the page knows of the table it shows, kept in step with the server's sequenced updates.
 //
-// ``events`` messages carry what happened (kept for the log); the picture of the table (``view``) comes from
-// ``snapshot`` messages.  After an update the page asks for a fresh snapshot (``resume`` for a seat, ``watch``
-// for a spectator, from the current seq, so nothing is replayed twice); a ``prompts`` message that carries a
-// ``view`` itself makes that request unnecessary.  Choices are offered only when the view, the prompts and the
-// legal actions all describe the same seq.
+// ``events`` messages carry what happened (kept for the log) and, since the page's hello asks for ``views``, the
+// picture of the table (``view``) with every update that holds ``prompts`` and with the last one; ``snapshot``
+// messages carry it too (after a join, a resume, the start).  Only a view left behind the updates (a server that
+// sends none) makes the page ask for a fresh snapshot (``resume`` for a seat, ``watch`` for a spectator, from the
+// current seq, so nothing is replayed twice).  Choices are offered only when the view, the prompts and the legal
+// actions all describe the same seq.
 
 const REFRESH_GAP_MS = 80; // at most ~12 snapshot requests a second, well under the server's rate limit
 
@@ -122,6 +123,11 @@ export class TableState {
     if (msg.status === "over") this.over();
     else if (msg.status) this.status = msg.status;
     this.log.push({ seq: msg.seq, events: msg.events || [], seats: msg.seats || null, status: msg.status || null, timeout: msg.timeout });
+    if (msg.view != null) {
+      this.view = msg.view;
+      this.viewSeq = msg.seq;
+      this.settle();
+    }
     if (!msg.prompts) return false; // no news of who decides (a lobby change, a catch-up, the start's snapshot follows)
     return this.onPrompts(msg);
   }
@@ -134,16 +140,11 @@ export class TableState {
     this.promptSeq = Math.max(this.promptSeq, this.seq); // a snapshot from before the end brings none back
   }
 
-  /** Who must decide as of the update just applied (and my legal actions and view, when it is me). */
+  /** Who must decide as of the update just applied (and my legal actions, when it is me). */
   onPrompts(msg) {
     this.prompts = withDue(msg.prompts, msg.time);
     this.legal = msg.legal || [];
     this.promptSeq = msg.seq;
-    if (msg.view != null) {
-      this.view = msg.view;
-      this.viewSeq = msg.seq;
-      this.settle();
-    }
     return this.stale;
   }
 
