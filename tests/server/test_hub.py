@@ -8,11 +8,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
+from msgspec import to_builtins
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from protocol import codec
 from protocol.errors import ProtocolError
-from protocol.messages import Create, Events, Join, Snapshot
+from protocol.messages import Act, Create, Events, Join, Snapshot
 from server.hub import Fanout, Hub
 from server.metrics import Metrics
 from server.service import TableService, token_digest
@@ -225,3 +226,39 @@ async def test_a_replay_to_a_seat_given_back_meanwhile_stops_and_is_refused(stor
     with pytest.raises(ProtocolError, match="holds no seat"):
         await replay
     assert slow.got == [] and slow not in hub.followers
+
+
+async def test_a_seat_gets_its_view_with_every_update_while_a_follower_asks(store: Store) -> None:
+    """``views`` (``hello``): the seat's view goes with every update that has prompts, decided by it or not, to
+    that seat's frame alone; once nobody following the seat asks (``show_views``, ``detach``) it goes only with the
+    seat's own decisions again, and a table whose followers ask nothing computes no view but the deciders'."""
+    service, table = await lobby(store)
+    hub = Hub(table, await store.load(table), store)
+    tokens = [(await service.join(hub, Join(table=table, name=name)))[1] for name in "AB"]
+    page, bot = Socket(), Socket()
+    await hub.attach(page, 0, None, None, token_digest(tokens[0]), views=True)
+    await hub.attach(bot, 1, None, None, token_digest(tokens[1]))
+    await service.start(hub, tokens[0])
+    views = {page: True, bot: False}
+    for step in range(30):
+        if step == 10:
+            hub.show_views(page, False)
+            views[page] = False
+        elif step == 20:
+            hub.show_views(page, True)
+            views[page] = True
+            hub.detach(page)
+            assert not hub.viewers
+        (seat,) = list(hub.game.prompts(hub.state))[:1]
+        action = to_builtins(hub.game.legal_actions(hub.state, seat)[0])
+        before = [len(page.got), len(bot.got)]
+        await service.act(hub, seat, Act(table=table, token="-", cmd=f"c{step}", action=action))
+        for follower, (mine, count) in zip([page, bot], enumerate(before), strict=True):
+            if follower not in hub.followers:
+                continue
+            (update,) = follower.got[count:]
+            assert isinstance(update, Events) and update.prompts
+            decides = any(p.seat == mine for p in update.prompts)
+            assert (update.view is not None) == (decides or views[follower]), (step, mine, update)
+            if update.view is not None:
+                assert update.view == to_builtins(hub.game.view(hub.state, mine))
