@@ -45,6 +45,13 @@ export class Connection {
       ws.onopen = () => ws.send(JSON.stringify(hello));
       ws.onmessage = (event) => {
         const msg = JSON.parse(event.data);
+        if (!greeted && msg.type === "error" && msg.code === "bad_field" && hello.views) {
+          // a server from before views (mixed versions while upgrading, a rollback) refuses the field but keeps
+          // the connection: greeted without it, the page asks for a snapshot when its view falls behind
+          delete hello.views;
+          ws.send(JSON.stringify(hello));
+          return;
+        }
         if (!greeted) {
           greeted = true;
           if (msg.type !== "welcome") {

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from http import HTTPStatus
 from typing import Any
@@ -36,9 +36,12 @@ def _get(url: str) -> tuple[HTTPStatus, bytes, str]:
 
 
 @asynccontextmanager
-async def path_proxy(upstream: ServerProcess) -> AsyncIterator[str]:
+async def path_proxy(
+    upstream: ServerProcess, answer: Callable[[Any], str | None] = lambda message: None
+) -> AsyncIterator[str]:
     """A proxy as nginx is set up for it: ``PREFIX`` stripped, plain HTTP passed on, a WebSocket relayed message by
-    message with ``X-Forwarded-For`` naming the client; yields the page's address through it."""
+    message with ``X-Forwarded-For`` naming the client; yields the page's address through it.  ``answer``: what
+    the proxy says itself to a message of the page's, instead of passing it on (None: pass it on)."""
 
     async def plain(ws: ServerConnection, request: Request) -> Response | None:
         if not request.path.startswith(PREFIX):
@@ -54,7 +57,8 @@ async def path_proxy(upstream: ServerProcess) -> AsyncIterator[str]:
             async def pump(source: Any, sink: Any) -> None:
                 with contextlib.suppress(ConnectionClosed):
                     async for message in source:
-                        await sink.send(message)
+                        said = answer(message) if source is ws else None
+                        await (sink.send(message) if said is None else ws.send(said))
 
             tasks = [asyncio.create_task(pump(ws, up)), asyncio.create_task(pump(up, ws))]
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)

@@ -14,6 +14,7 @@ from clients.sdk import Client
 from protocol.messages import Events, GameOver
 from server.launch import ServerProcess
 from tests.web.play import create_table, play_to_the_end
+from tests.web.test_proxy import path_proxy
 
 
 def count_frames(page: Any) -> tuple[Counter[str], Counter[str]]:
@@ -62,3 +63,24 @@ async def last_view(client: Client) -> dict[str, Any]:
             assert view is not None
             return msgspec.to_builtins(view)  # type: ignore[no-any-return]
     raise AssertionError("the connection ended before the game did")
+
+
+def as_before_views(message: Any) -> str | None:
+    """A server from before ``views`` refuses the field (``bad_field``), leaving the connection open, not greeted."""
+    if '"views"' not in message:
+        return None
+    return json.dumps({"type": "error", "code": "bad_field", "message": "Object contains unknown field `views`"})
+
+
+async def test_a_server_from_before_views_still_shows_the_table(page: Any, server: ServerProcess) -> None:
+    """Mixed versions (a rolling upgrade, a rollback): the page says hello again without ``views`` and asks for a
+    snapshot when its view falls behind, as it did before; the game plays to the end."""
+    sent, _ = count_frames(page)
+    async with path_proxy(server, as_before_views) as address:
+        await page.goto(address)
+        await page.wait_for_selector("#create-form button#create")
+        await page.set_checked("#create-form input[name=bots]", True)
+        await create_table(page)
+        await page.click("#start:not([disabled])")
+        await play_to_the_end(page, 5)
+    assert sent["hello"] == 2 and sent["resume"] > 0, sent
