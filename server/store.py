@@ -701,22 +701,13 @@ class Store:
         ids = list(dict.fromkeys(i.decode() for i in waiting + listed))[:limit]
         if not ids:
             return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for table in ids:
-                pipe.hmget(self.keys.record(table), "seq", "meta", "format")
-            rows = await pipe.execute()
         found: list[tuple[str, int, TableMeta]] = []
         stale: list[str] = []
-        for table, (seq, raw, format) in zip(ids, rows, strict=True):
-            if format is not None and int(format) > STORE_FORMAT:
-                continue  # a newer hauntd's table: listed by the servers that read it
-            meta = decode_meta(raw) if raw is not None else None
-            if meta is not None and meta.game not in games():
-                continue  # (likewise)
+        for table, seq, meta in await self._listed(ids):
             if meta is None or meta.status != "lobby" or None not in meta.names:
                 stale.append(table)
             else:
-                found.append((table, int(seq), meta))
+                found.append((table, seq, meta))
         if stale:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.zrem(self.keys.open, *stale)
@@ -737,22 +728,29 @@ class Store:
         ids = list(dict.fromkeys([*started, *(table.decode() for table in aged)]))
         if not ids:
             return []
+        found: list[Playing] = []
+        stale: list[str] = []
+        for table, seq, meta in await self._listed(ids):
+            if meta is None or meta.status != "playing":
+                stale.append(table)
+            elif table in started:
+                found.append(Playing(table, seq, meta, started[table]))
+        if stale:
+            await self.redis.zrem(self.keys.playing, *stale)
+        return found
+
+    async def _listed(self, ids: list[str]) -> list[tuple[str, int, TableMeta | None]]:
+        """Tables ``ids`` as a lobby read sees them: each one's ``seq`` and record (None: gone, its index entry
+        stale), but for those a newer hauntd wrote (``readable``), left out: the servers that read them list them."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for table in ids:
                 pipe.hmget(self.keys.record(table), "seq", "meta", "format")
             rows = await pipe.execute()
-        found: list[Playing] = []
-        stale: list[str] = []
+        listed: list[tuple[str, int, TableMeta | None]] = []
         for table, (seq, raw, format) in zip(ids, rows, strict=True):
             if format is not None and int(format) > STORE_FORMAT:
-                continue  # a newer hauntd's table: listed by the servers that read it
-            meta = decode_meta(raw) if raw is not None else None
-            if meta is not None and meta.game not in games():
-                continue  # (likewise)
-            if meta is None or meta.status != "playing":
-                stale.append(table)
-            elif table in started:
-                found.append(Playing(table, int(seq), meta, started[table]))
-        if stale:
-            await self.redis.zrem(self.keys.playing, *stale)
-        return found
+                continue
+            meta = decode_meta(raw) if raw is not None and seq is not None else None
+            if meta is None or meta.game in games():
+                listed.append((table, int(seq or 0), meta))
+        return listed
