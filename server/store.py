@@ -340,9 +340,10 @@ def decode_notice(data: bytes) -> Notice:
     return _notice_decoder.decode(data)
 
 
-# KEYS: record, log, cmds [, due ('' none) [, playing]].  ARGV: expected seq, meta, state ('' keeps it), batch,
-# command key ('' none), channel, origin, listeners of the channel that need no notice (0 or 1: the committing
-# process), ttl, format [, table id, due score ('' removes the table from due) [, playing score ('' removes it)]].
+# KEYS: record, log, cmds [, due [, playing]]: never '', which a store's ACL holding a deployment to its prefix
+# refuses.  ARGV: expected seq, meta, state ('' keeps it), batch, command key ('' none), channel, origin, listeners
+# of the channel that need no notice (0 or 1: the committing process), ttl, format [, table id, due score ('' removes
+# the table from due) [, playing score ('' removes it)]].
 # Returns {1, seq} committed, {0, seq} conflict, {-1, seq} command already committed, {-2, 0} no such table,
 # {-3, format} the table is stored in a newer format.
 # The notice is a MessagePack array of three bin fields, a str and a positive fixint: ``Notice``.
@@ -368,7 +369,7 @@ local ttl = tonumber(ARGV[9])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
-if KEYS[4] and KEYS[4] ~= '' then
+if KEYS[4] then
   if ARGV[12] ~= '' then redis.call('ZADD', KEYS[4], ARGV[12], ARGV[11]) else redis.call('ZREM', KEYS[4], ARGV[11]) end
 end
 if KEYS[5] then
@@ -383,7 +384,8 @@ end
 return {1, seq}
 """
 
-# KEYS: record, open index, the create command's key ('' none), the creator's open tables ('' no cap).  ARGV: meta,
+# KEYS: record, open index, the create command's key (the record's again: none), the creator's open tables (the
+# record's again: no cap); never '', which a store's ACL holding a deployment to its prefix refuses.  ARGV: meta,
 # ttl, table id, its score in the open index ('' private: not listed), the cap, the oldest score still open,
 # format.
 # Returns 1 created, 0 the id is taken, -1 the creator has its cap of open tables, or the id of the table the same
@@ -391,7 +393,7 @@ return {1, seq}
 # made by this very call: run again after its reply was lost, it answers 1 again.  The creator's open tables are
 # those it made still in the open index: the others (started, full, expired) leave its set as they are counted.
 _CREATE = """
-if KEYS[3] ~= '' then
+if KEYS[3] ~= KEYS[1] then
   local made = redis.call('GET', KEYS[3])
   if made then return made end
 end
@@ -401,7 +403,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
 local ttl = tonumber(ARGV[2])
-if KEYS[4] ~= '' then
+if KEYS[4] ~= KEYS[1] then
   local open = 0
   for _, table in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
     local score = redis.call('ZSCORE', KEYS[2], table)
@@ -411,10 +413,10 @@ if KEYS[4] ~= '' then
 end
 redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1], 'format', ARGV[7])
 redis.call('EXPIRE', KEYS[1], ttl)
-if KEYS[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'EX', ttl) end
+if KEYS[3] ~= KEYS[1] then redis.call('SET', KEYS[3], ARGV[3], 'EX', ttl) end
 if ARGV[4] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-  if KEYS[4] ~= '' then
+  if KEYS[4] ~= KEYS[1] then
     redis.call('ZADD', KEYS[4], ARGV[4], ARGV[3])
     redis.call('EXPIRE', KEYS[4], ttl)
   end
@@ -530,8 +532,9 @@ class Store:
         already taken.  A ``command`` (stored hashed: it is a client's secret) that made a table before gets
         ``(that table, False)``.  ``cap``: the creator's address and the open tables it may have (``Crowded``
         past it), counted here in the store, so across every process."""
-        counted = "" if cap is None or meta.private else self.keys.opened(cap[0])
-        keys = [self.keys.record(table), self.keys.open, "" if command is None else self.keys.created(command), counted]
+        record = self.keys.record(table)
+        counted = record if cap is None or meta.private else self.keys.opened(cap[0])
+        keys = [record, self.keys.open, record if command is None else self.keys.created(command), counted]
         listed = "" if meta.private else repr(meta.created)
         limit = cap[1] if cap is not None else 0
         oldest = time.time() - LOBBY_TTL
@@ -595,7 +598,7 @@ class Store:
         due = meta.due()
         listed = batch.status is not None and not meta.private  # (status "playing": the start; "over": the end)
         if meta.scheduled or listed:
-            keys.append(self.keys.due if meta.scheduled else "")
+            keys.append(self.keys.due)  # (a table without deadlines is never in it: its removal changes nothing)
             args += [table, repr(due) if due is not None else ""]
         if listed:
             keys.append(self.keys.playing)

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis
@@ -91,3 +92,31 @@ def test_a_channel_names_its_table_to_its_own_deployment_only() -> None:
     assert staging.table_of(plain.channel("ab-1")) is None
     assert plain.table_of(staging.channel("ab-1")) is None
     assert staging.table_of(staging.hello) is None
+
+
+async def test_an_acl_user_held_to_its_prefix_plays_a_public_table_through(
+    start_server: ServerFactory, sync_redis: redis.Redis, store_url: str
+) -> None:
+    """README: a deployment's ACL user may be held to ``~NAME:* &NAME:*``.  The store checks every key a script is
+    given against it, and the create and commit scripts were given ``''`` for a key they did without (a create
+    with no open-table cap, a public table's start and end without a schedule): NOPERM, so no table could be
+    created, nor a public one started, under such a user."""
+    sync_redis.execute_command(
+        "ACL", "SETUSER", "acl-test", "on", ">pw", "~acl-test:*", "&acl-test:*", "+@all", "-@dangerous", "+info"
+    )
+    try:
+        at = urlsplit(store_url)
+        url = urlunsplit(at._replace(netloc=f"acl-test:pw@{at.hostname}:{at.port}"))
+        server = start_server("--key-prefix", "acl-test", redis_url=url)
+        table, players = await seat_players([server.url], seats=2, game="ghost-at-home", seed=5)
+        try:
+            await play(players)
+        finally:
+            await close(players)
+        assert all(p.result is not None for p in players)
+        keys = Keys.named("acl-test")
+        assert sync_redis.exists(keys.record(table)) and sync_redis.zscore(keys.playing, table) is None
+        async with Client(server.url) as other:
+            assert await other.create("spook", 2, private=True)
+    finally:
+        sync_redis.execute_command("ACL", "DELUSER", "acl-test")
