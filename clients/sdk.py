@@ -20,6 +20,9 @@ for each.
 When the server closes idle connections (``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever
 it has been quiet for a third of that.  A table the server reports gone (an unsolicited ``error`` ``not_found``
 naming it: it expired) is forgotten, and the error is delivered.
+What a newer server of the same protocol version adds is taken as PROTOCOL.md's "Compatibility within a version"
+asks: fields the client does not know are ignored, a message of a type it does not know is skipped (counted in
+``skipped``, logged at debug level), and events and error codes it does not know are delivered as they came.
 
 Updates wait for ``recv`` in a bounded inbox (``max_queue``, like websockets' own): once more than ``max_queue``
 updates wait unread (the high-water mark, 1024 by default), the client stops reading its socket, and reads it
@@ -39,6 +42,7 @@ import asyncio
 import contextlib
 import functools
 import itertools
+import logging
 import math
 import random
 import secrets
@@ -85,6 +89,8 @@ from protocol.messages import (
     Watch,
     Welcome,
 )
+
+log = logging.getLogger(__name__)
 
 # The messages that update a table, as a tuple for ``isinstance`` on the hot path (a union written there is built
 # anew on each call).
@@ -174,6 +180,7 @@ class Client:
         self._delay, self._opened_at = backoff[0], 0.0
         self.gaps = 0  # updates that arrived out of order and forced a resync (a correct server sends none)
         self.repeats = 0  # updates that arrived again after being delivered (a correct server sends none either)
+        self.skipped = 0  # messages of a type this client does not know (a newer server's), skipped
         self._ws: ClientConnection | None = None
         self._refs = itertools.count(1)
         self._cmd_prefix = secrets.token_hex(6)  # command ids: unique per client, so per seat
@@ -648,10 +655,18 @@ class Client:
             self._dispatch(codec.decode_server(frame))
             if self._high is not None and len(self._inbox.items) > self._high:
                 self._pause(ws)
+        except codec.UnknownServerType as exc:
+            self._skip(exc)
         except Exception as exc:  # the server sent what this client cannot read: it ends the client
             if self._failure is None:
                 self._failure = exc
                 ws.transport.abort()
+
+    def _skip(self, exc: codec.UnknownServerType) -> None:
+        """A message of a type this client does not know: a newer server may send new types within the protocol
+        version, which a client ignores (PROTOCOL.md, "Compatibility within a version")."""
+        self.skipped += 1
+        log.debug("skipped a server message: %s", exc)
 
     def _dispatch(self, msg: ServerMsg) -> None:
         ref = getattr(msg, "ref", None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 
@@ -82,7 +82,7 @@ def _is_ours(version: Any) -> bool:
     return type(version) is int and version == PROTOCOL_VERSION
 
 
-def _peek(frame: bytes | str) -> _Peek | None:
+def _peek(frame: bytes | bytearray | memoryview | str) -> _Peek | None:
     """A frame that is a JSON object, as a ``_Peek``; None otherwise."""
     try:
         return _peek_decoder.decode(frame)
@@ -96,7 +96,26 @@ def _other_version(peek: _Peek) -> ProtocolError:
     return ProtocolError(Code.VERSION, message, peek.ref if isinstance(peek.ref, str) else None)
 
 
+class UnknownServerType(Exception):
+    """A server frame of a message ``type`` this code does not know: a newer server's, which a client skips
+    (PROTOCOL.md, "Compatibility within a version")."""
+
+    def __init__(self, type: str) -> None:
+        super().__init__(f"unknown server message type {type!r}")
+        self.type = type
+
+
+_SERVER_TYPES = frozenset(cls.__struct_config__.tag for cls in get_args(ServerMsg))
+
+
 def decode_server(frame: bytes | bytearray | memoryview | str) -> ServerMsg:
-    """One server frame (used by clients); raises ``msgspec`` errors when the server sent something invalid."""
-    msg: ServerMsg = _server_decoder.decode(frame)
+    """One server frame (used by clients); fields it does not know are ignored.  Raises ``UnknownServerType``
+    for a message type it does not know, ``msgspec`` errors when the server sent something invalid."""
+    try:
+        msg: ServerMsg = _server_decoder.decode(frame)
+    except msgspec.ValidationError:  # the rare path only: a frame read without error costs nothing more
+        peek = _peek(frame)
+        if peek is not None and isinstance(peek.type, str) and peek.type not in _SERVER_TYPES:
+            raise UnknownServerType(peek.type) from None
+        raise
     return msg

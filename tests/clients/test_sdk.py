@@ -485,3 +485,44 @@ async def test_a_server_upgraded_past_the_clients_protocol_ends_the_client_inste
         finally:
             await client.close()
     assert ended.value.code == "version" and hellos == 2
+
+
+async def test_what_a_newer_server_adds_within_the_version_is_ignored_skipped_or_passed_on() -> None:
+    """PROTOCOL.md, "Compatibility within a version": a field the client does not know is ignored (in the welcome
+    too); a message type it does not know is skipped and counted (it ended the client); an event type and an error
+    code it does not know reach ``recv`` unchanged, and so does a refusal's (as ``ServerError.code``)."""
+    new_event = {"type": "eclipse", "darkness": 3}
+    frames = [
+        {"type": "events", "table": "t", "seq": 1, "events": [new_event], "aura": "new field"},
+        {"type": "aurora", "table": "t", "seq": 2},  # a message type of a newer server
+        {"type": "error", "code": "haunted", "message": "new code", "table": "t"},
+        {"type": "events", "table": "t", "seq": 2},
+    ]
+
+    async def handler(ws: ServerConnection) -> None:
+        await ws.recv()  # hello
+        welcome = msgspec.to_builtins(WELCOME) | {"motd": "a field of a newer server"}
+        await ws.send(msgspec.json.encode(welcome), text=True)
+        for frame in frames:
+            await ws.send(msgspec.json.encode(frame), text=True)
+        ping = msgspec.json.decode(await ws.recv())
+        await ws.send(msgspec.json.encode({"type": "pong", "time": 1.0, "ref": ping["ref"], "load": 0.5}), text=True)
+        listing = msgspec.json.decode(await ws.recv())
+        await ws.send(
+            msgspec.json.encode({"type": "error", "code": "haunted", "message": "m", "ref": listing["ref"]}), text=True
+        )
+        await ws.wait_closed()
+
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", reconnect=False)
+        client.last_seq["t"] = 0
+        async with client:
+            first, error, second = [await client.recv(5) for _ in range(3)]
+            assert await client.ping() >= 0  # a reply with a field the client does not know
+            with pytest.raises(ServerError) as refused:
+                await client.list_tables()
+            assert client.connected and client.skipped == 1
+    assert isinstance(first, Events) and first.seq == 1 and first.events == [new_event]
+    assert isinstance(error, Error) and error.code == "haunted" and error.table == "t"
+    assert isinstance(second, Events) and second.seq == 2
+    assert refused.value.code == "haunted"

@@ -111,6 +111,18 @@ def test_round_trip() -> None:
     assert codec.decode_server(codec.encode(Pong(time=1.5))) == Pong(time=1.5)
 
 
+def test_a_server_message_of_an_unknown_type_is_told_from_an_invalid_one() -> None:
+    """A newer server's message type (to be skipped) raises ``UnknownServerType``; a known type with a field
+    missing, or no type at all, stays invalid; a field not known is ignored."""
+    with pytest.raises(codec.UnknownServerType) as unknown:
+        codec.decode_server(memoryview(b'{"type": "aurora", "table": "t"}'))
+    assert unknown.value.type == "aurora"
+    for invalid in ('{"type": "pong"}', '{"time": 1}', '{"type": 7}', "[]"):
+        with pytest.raises(msgspec.ValidationError):
+            codec.decode_server(invalid)
+    assert codec.decode_server('{"type": "pong", "time": 1.5, "load": 0.5}') == Pong(time=1.5)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.one_of(
