@@ -169,7 +169,12 @@ function playingPanel(state, handlers) {
       { dataset: { table: table.table } },
       h("td", { class: "mono" }, table.table),
       h("td", {}, title(state.welcome, table.game)),
-      h("td", {}, table.names.map((name, seat) => ((table.bots || []).includes(seat) ? t("table.bot_name", { n: seat + 1 }) : name)).join(", ")),
+      h(
+        "td",
+        {},
+        // a name is the player's, as they wrote it, in any language (``.player-name``); a bot's is the page's words
+        table.names.map((name, seat) => [seat ? ", " : "", (table.bots || []).includes(seat) ? t("table.bot_name", { n: seat + 1 }) : h("span", { class: "player-name" }, name)]),
+      ),
       h("td", { class: "buttons" }, h("button", { onclick: () => handlers.watch(table.table) }, t("lobby.watch"))),
     ),
   );

@@ -15,10 +15,11 @@ from server.launch import ROOT, ServerProcess
 from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
 
 # Every word the page shows or says (a screen reader's labels and titles too), one text per element; the language
-# menu names each language in its own, and a <noscript> is never shown where the page runs
+# menu names each language in its own, a <noscript> is never shown where the page runs, and a name another player
+# gave (a game in progress listed in the lobby: "Guest", say) is theirs, in any language
 SHOWN_TEXT = """() => {
     const out = [];
-    const hidden = (node) => node.parentElement.closest('#lang, noscript');
+    const hidden = (node) => node.parentElement.closest('#lang, noscript, .player-name');
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) if (!hidden(node)) out.push(node.data);
     for (const attr of ['aria-label', 'title', 'placeholder', 'alt']) {
