@@ -107,7 +107,7 @@ async def test_an_acl_user_held_to_its_prefix_plays_a_public_table_through(
     try:
         at = urlsplit(store_url)
         url = urlunsplit(at._replace(netloc=f"acl-test:pw@{at.hostname}:{at.port}"))
-        server = start_server("--key-prefix", "acl-test", redis_url=url)
+        server = start_server("--key-prefix", "acl-test", "--rate", "1000", "--burst", "1000", redis_url=url)
         table, players = await seat_players([server.url], seats=2, game="ghost-at-home", seed=5)
         try:
             await play(players)
