@@ -20,7 +20,7 @@ from engine.fairness import commitment
 from protocol.messages import Snapshot
 from server.launch import ROOT
 from server.store import NO_PREFIX, Batch, Record, Store, TableMeta, decode_meta, encode
-from server.verify import Verdict, logged, replay, verify_table
+from server.verify import Verdict, replay, verify_table
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.players import Player, close, play, seat_players
 
@@ -33,10 +33,15 @@ DRAWS = {"mansion": ("haunt_drawn", "values"), "spook": ("card_drawn", "card"), 
 
 @pytest.fixture(params=sorted(DRAWS))
 async def finished(start_server: ServerFactory, store_url: str, request: pytest.FixtureRequest) -> Finished:
-    """A table of each game played to its end by four random players, as stored (they answer every prompt at
+    """A table of each game played to its end by four random players, as stored."""
+    return await played_out(start_server, store_url, request.param)
+
+
+async def played_out(start_server: ServerFactory, store_url: str, game: str, seats: int = 4) -> Finished:
+    """A table of ``game`` played to its end by random players (seed 4), as stored (they answer every prompt at
     once: a Ghost at Home seat's run of them can pass the default's 50 messages a second)."""
     server = start_server("--rate", "1000", "--burst", "1000")
-    table, players = await seat_players([server.url], seed=4, game=request.param)
+    table, players = await seat_players([server.url], seats=seats, seed=4, game=game)
     try:
         await play(players)
     finally:
@@ -313,19 +318,7 @@ async def test_a_table_stored_before_its_state_gained_a_field_verifies(
     """Spook's state gained ``let_go`` with a default (3039b14): a table finished before that stored its state
     without it, and ``verify`` compared the stored bytes with the replay's, so once the server was upgraded it found
     every such game unfair ("does not reach the stored final state")."""
-    server = start_server("--rate", "1000", "--burst", "1000")
-    table, players = await seat_players([server.url], seats=2, seed=4, game="spook")
-    try:
-        await play(players)
-    finally:
-        await close(players)
-    client = aioredis.Redis.from_url(store_url)
-    try:
-        stored = await logged(Store(client), table)
-    finally:
-        await client.aclose()
-    assert stored is not None
-    record, batches = stored
+    table, record, batches = await played_out(start_server, store_url, "spook", seats=2)
     state = msgspec.msgpack.decode(record.state)
     del state["let_go"]  # as the version before 3039b14 stored it
     verdict = replay(table, Record(record.seq, record.meta, msgspec.msgpack.encode(state)), batches)
