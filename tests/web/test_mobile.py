@@ -249,6 +249,15 @@ WAKE = {
 }
 
 
+async def asleep_at_a_table(mobile: Any, address: str) -> None:
+    """The phone opens the page at ``address``, sits at a mansion table against a bot, and goes to sleep."""
+    await mobile.goto(address)
+    await mobile.wait_for_selector("#create-form button#create")
+    await create_by_tapping(mobile, "mansion", 2)
+    await mobile.wait_for_selector(CHOICES)
+    await mobile.evaluate(SLEEP)
+
+
 @pytest.mark.parametrize("mobile", [PORTRAIT], indirect=True)
 @pytest.mark.parametrize("wake", WAKE)
 async def test_a_phone_woken_from_sleep_plays_on(mobile: Any, server: ServerProcess, wake: str) -> None:
@@ -257,11 +266,7 @@ async def test_a_phone_woken_from_sleep_plays_on(mobile: Any, server: ServerProc
     there, reconnects when no answer comes, resumes its seat, and the next tap plays."""
     network = PhoneNetwork(server)
     async with network.serving() as address:
-        await mobile.goto(address)
-        await mobile.wait_for_selector("#create-form button#create")
-        await create_by_tapping(mobile, "mansion", 2)
-        await mobile.wait_for_selector(CHOICES)
-        await mobile.evaluate(SLEEP)
+        await asleep_at_a_table(mobile, address)
         network.cut()
         await mobile.evaluate(WAKE[wake])
         for _ in range(100):  # the page asks (4 s), then connects anew
@@ -293,11 +298,7 @@ async def test_a_phone_woken_reconnects_at_once(mobile: Any, server: ServerProce
     now it connects at once."""
     network = PhoneNetwork(server)
     async with network.serving() as address:
-        await mobile.goto(address)
-        await mobile.wait_for_selector("#create-form button#create")
-        await create_by_tapping(mobile, "mansion", 2)
-        await mobile.wait_for_selector(CHOICES)
-        await mobile.evaluate(SLEEP)
+        await asleep_at_a_table(mobile, address)
         network.refusing = True
         await network.drop()
         assert await until(lambda: network.refused >= 4, 8)  # the next retry 4 s later
