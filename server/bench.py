@@ -7,11 +7,13 @@ import json
 import random
 import sys
 import time
+from typing import Any
 
 from clients.bots.base import strategy_option
+from engine.contract import IllegalAction
 from engine.registry import games, get_game
 from engine.rng import seed_from_int
-from server.cli import at_least_one, check_seats, ws_url
+from server.cli import at_least_one, check_seats, json_object, ws_url
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,6 +77,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="first game seed: game i deals from seed+i, and the bots' choices draw from a random.Random(seed+i) "
         "(default: 1)",
     )
+    bots.add_argument(
+        "--options",
+        type=json_object,
+        default=None,
+        help="the tables' game options as a JSON object, as hauntd bot takes them, e.g. '{\"max_rounds\": 20}' "
+        "for ghost-at-home (default: the game's; hauntd schema --game NAME lists them)",
+    )
     bots.add_argument("--json", action="store_true", help="print only the JSON object (the default output)")
     bots.set_defaults(_usage_error=bots.error)
 
@@ -94,13 +103,16 @@ def run(args: argparse.Namespace) -> int:
         from clients.bots.base import StrategyFailed, failure_report
 
         try:
-            print(json.dumps(bench_bots(args.game, args.seats, args.games, args.strategy, args.seed, args.against)))
+            figures = bench_bots(
+                args.game, args.seats, args.games, args.strategy, args.seed, args.against, args.options
+            )
         except StrategyFailed as exc:
             print(failure_report("hauntd bench bots", exc), file=sys.stderr)
             return 1
-        except MatchStalled as exc:
+        except (MatchStalled, IllegalAction) as exc:  # (IllegalAction: the options, refused as a create would be)
             print(f"hauntd bench bots: {exc}", file=sys.stderr)
             return 1
+        print(json.dumps(figures))
         return 0
     print(f"unknown benchmark {args.kind}", file=sys.stderr)
     return 2
@@ -130,15 +142,24 @@ def bench_engine(game_name: str, seats: int, n_games: int, first_seed: int) -> d
 
 
 def bench_bots(
-    game_name: str, seats: int, n_games: int, strategy: str, first_seed: int, against: str = "random"
+    game_name: str,
+    seats: int,
+    n_games: int,
+    strategy: str,
+    first_seed: int,
+    against: str = "random",
+    options: dict[str, Any] | None = None,
 ) -> dict[str, object]:
-    """Strategy strength in in-process games; see the ``bots`` subcommand's description."""
+    """Strategy strength in in-process games at tables of the game's ``options`` (its defaults: None); see the
+    ``bots`` subcommand's description.  Options the game refuses raise ``IllegalAction`` (``bad_option``)."""
     from clients.bots.arena import play_match
     from clients.bots.base import load_strategy
 
     started = time.perf_counter()
     cooperative = get_game(game_name).cooperative
     figures: dict[str, object] = {"game": game_name, "seats": seats, "games": n_games, "strategy": strategy}
+    if options is not None:
+        figures["options"] = options
     figures["table"] = f"every seat {strategy}" if cooperative else f"1 seat {strategy}, the others {against}"
     spent = 0.0  # in the strategy's games only
     if cooperative:
@@ -147,7 +168,7 @@ def bench_bots(
             for name in wins:
                 table = [load_strategy(game_name, name) for _ in range(seats)]
                 begun = time.perf_counter()
-                result = play_match(game_name, table, first_seed + i)
+                result = play_match(game_name, table, first_seed + i, options=options)
                 if name == strategy:
                     spent += time.perf_counter() - begun
                 wins[name] += bool(result.winners)
@@ -160,7 +181,7 @@ def bench_bots(
             seat = i % seats
             players[seat] = load_strategy(game_name, strategy)
             begun = time.perf_counter()
-            result = play_match(game_name, players, first_seed + i)
+            result = play_match(game_name, players, first_seed + i, options=options)
             spent += time.perf_counter() - begun
             if seat in result.winners:
                 share += 1 / len(result.winners)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import math
 import os
 import signal
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import redis.connection
 import redis.exceptions
@@ -194,6 +196,17 @@ def ws_url(text: str) -> str:
     except (InvalidURI, ValueError) as exc:
         raise argparse.ArgumentTypeError(f"not a WebSocket URL such as ws://127.0.0.1:8765: {exc}") from None
     return text
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """An option's type: a JSON object (a game's ``--options``, for ``bot`` and ``bench bots``)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"not a JSON object: {text!r}")
+    return value
 
 
 def said(exc: BaseException) -> str:

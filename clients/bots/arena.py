@@ -4,6 +4,7 @@ sees only what the protocol would send its seat (view, prompt and legal actions 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import msgspec
 
@@ -24,12 +25,15 @@ def play_match(
     seed: int,
     *,
     max_actions: int = MAX_ACTIONS,
+    options: dict[str, Any] | None = None,
 ) -> Result:
-    """One game with ``players[i]`` at seat ``i``; returns the engine's result, or raises ``MatchStalled`` after
+    """One game with ``players[i]`` at seat ``i``, of the game's ``options`` (a create's, as JSON; None: the
+    defaults; refused ones raise ``IllegalAction``); returns the engine's result, or raises ``MatchStalled`` after
     ``max_actions`` actions (naming the last decisions) instead of playing for ever, and a strategy's
     ``StrategyFailed`` with the game and its seed noted."""
     game = get_game(game_name)
-    state = game.setup(len(players), seed_from_int(seed), game.default_options(), f"arena-{seed}")
+    chosen = game.default_options() if options is None else game.decode_options(options)
+    state = game.setup(len(players), seed_from_int(seed), chosen, f"arena-{seed}")
     rng = random.Random(seed)
     to_builtins = msgspec.to_builtins
     actions = 0

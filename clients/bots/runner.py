@@ -34,7 +34,7 @@ from clients.bots.base import (
 from clients.sdk import Client, ServerError
 from engine.registry import games
 from protocol.messages import Accepted, Error, Events, GameOver, Rejected, ServerMsg, Snapshot
-from server.cli import check_seats, ws_url
+from server.cli import check_seats, json_object, ws_url
 
 # Rejections a bot meets through no fault of its own: another seat's simultaneous decision came first.
 HARMLESS = frozenset({"stale"})
@@ -223,17 +223,6 @@ async def bot_table(url: str, game: str, seats: int, bot_strategy: str, options:
         return await client.create(
             game, seats, options=options, private=True, bots=seats - 1, bot_strategy=bot_strategy
         )
-
-
-def json_object(text: str) -> dict[str, Any]:
-    """The type of ``--options``: a JSON object."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"not a JSON object: {text!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -97,6 +97,39 @@ def test_the_bench_measures_a_strategy_against_any_other() -> None:
     assert {"greedy_win_rate", f"{ME}_win_rate"} <= set(spook) and "random_win_rate" not in spook
 
 
+class CountsRounds(FirstLegal):
+    """The first legal action, noting the Ghost at Home rounds each decision's view shows."""
+
+    seen: list[tuple[int, int]] = []  # (round, max_rounds)
+
+    def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
+        self.seen.append((decision.view["round"], decision.view["max_rounds"]))
+        return super().choose(decision, rng)
+
+
+def test_the_bench_plays_tables_of_the_options_given(capsys: pytest.CaptureFixture[str]) -> None:
+    """``hauntd bench bots`` had no ``--options``: a strategy for Ghost at Home's short games (``max_rounds``) was
+    measured at the default 100 rounds only.  A table's options as ``hauntd bot`` takes them; bad ones in one line."""
+    from server.cli import main
+
+    command = ["bench", "bots", "--game", "ghost-at-home", "--seats", "2", "--games", "3"]
+    assert main([*command, "--strategy", f"{__name__}:CountsRounds", "--options", '{"max_rounds": 1}']) == 0
+    figures = json_decode(capsys.readouterr().out)
+    assert figures["options"] == {"max_rounds": 1}
+    assert CountsRounds.seen and {limit for _, limit in CountsRounds.seen} == {1}
+    assert max(played for played, _ in CountsRounds.seen) == 1
+    assert main([*command, "--options", '{"max_rounds": 0}']) == 1
+    assert capsys.readouterr().err.startswith("hauntd bench bots: bad_option: ")
+    with pytest.raises(SystemExit) as exited:
+        main([*command, "--options", "[1]"])
+    assert exited.value.code == 2 and "argument --options: not a JSON object: '[1]'" in capsys.readouterr().err
+
+
+def json_decode(text: str) -> dict[str, Any]:
+    decoded: dict[str, Any] = msgspec.json.decode(text)
+    return decoded
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [
@@ -135,6 +168,7 @@ def test_the_bench_command_reports_an_illegal_choice_in_one_line(capsys: pytest.
         strategy=FLIES,
         against="random",
         seed=1,
+        options=None,
         _usage_error=pytest.fail,
     )
     assert run(args) == 1
@@ -160,6 +194,7 @@ def test_a_strategy_that_raises_is_named_with_its_seat_prompt_and_game(capsys: p
         strategy=RAISES,
         against="random",
         seed=5,
+        options=None,
         _usage_error=pytest.fail,
     )
     assert run(args) == 1
