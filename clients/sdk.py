@@ -444,8 +444,13 @@ class Client:
         reply: Tables = await self._expect(ListTables(game=game), Tables)
         return reply.tables
 
-    async def join(self, table: str, name: str, seat: int | None = None, *, nonce: str | None = None) -> Seat:
-        """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator.  ``nonce`` is
+    async def join(
+        self, table: str, name: str, seat: int | None = None, *, nonce: str | None = None, token: str | None = None
+    ) -> Seat:
+        """Take a seat (or the first free one); the seat's snapshot then arrives on the iterator.  ``token``: the
+        seat's, of the caller's drawing (``secrets.token_urlsafe(16)``), to keep before the join goes out (``hauntd
+        bot --state``): a join sent again with it, by any process, answers with the seat it holds; by default
+        one drawn here.  ``nonce`` is
         this seat's share of the game's seed (M30): by default 16 random bytes in hex, drawn at this client's first
         join of the table and sent again by every later one, so a server that refuses joins gets no fresh nonce
         to pick among.  Before it leaves, the table's secret commitment and bots are noted (``noted``) from the
@@ -462,7 +467,7 @@ class Client:
         noted.nonce = nonce if nonce is not None else noted.nonce or secrets.token_hex(16)
         with self._following(table):
             # this client's own token: a join sent again gets the seat it holds, not a second one
-            msg = Join(table=table, name=name, seat=seat, token=secrets.token_urlsafe(16), nonce=noted.nonce)
+            msg = Join(table=table, name=name, seat=seat, token=token or secrets.token_urlsafe(16), nonce=noted.nonce)
             reply: Joined = await self._expect(msg, Joined)
         self.watching.discard(table)  # the server follows it for this connection as the seat from now on
         held = Seat(reply.table, reply.seat, reply.token, noted.nonce)
@@ -498,7 +503,9 @@ class Client:
     async def resume(self, table: str, token: str, *, noted: Noted | None = None) -> Snapshot:
         """Take up a seat held elsewhere (its token), from the last seq this client delivered; the seat is no
         longer away (``back``).  ``noted``: what the client that joined noted of the table (``Noted.to_dict``,
-        saved with the token, then ``Noted.from_dict``), so that ``fairness`` checks the end against it."""
+        saved with the token, then ``Noted.from_dict``), so that ``fairness`` checks the end against it.  A table
+        ``watch``ed first is resumed with no replay of its past updates (a connection that follows a table is sent
+        only the snapshot), and is then followed as the seat."""
         if noted is not None:
             self.noted[table] = noted
         with self._following(table):
@@ -506,6 +513,7 @@ class Client:
                 Resume(table=table, token=token, last_seq=self.last_seq.get(table, 0), back=True), Snapshot
             )
         nonce = getattr(self.noted.get(table), "nonce", None) or ""
+        self.watching.discard(table)  # (watched first, to be sent no replay: followed as the seat from now on)
         self.seats[table] = Seat(table, snapshot.seat if snapshot.seat is not None else -1, token, nonce)
         return snapshot
 

@@ -6,7 +6,8 @@ seat's action lands first, the server answers ``stale`` and the bot simply decid
 An action the server dropped for its rate limit (``rate_limited``) is sent again after a pause: no update follows.
 Reconnects are the SDK's: seats are resumed and unanswered actions re-sent (applied at most once); the SDK gives an
 action up after its ``request_timeout`` (15 s) without a server, and ``hauntd bot`` then sends it again, with the
-same command id, for as long as the server takes to come back.
+same command id, for as long as the server takes to come back.  A bot whose own process died takes its seat back
+when started again with the same ``--state`` (``clients/bots/seatfile.py``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from clients.bots import seatfile
 from clients.bots.base import (
     Decision,
     Strategy,
@@ -186,34 +189,81 @@ async def run_bot(
     strategy_name: str,
     game: str,
     seed: int | None,
+    state: Path | None = None,
 ) -> dict[str, Any]:
-    """Join ``table`` and play it to the end; returns a summary with the final scores."""
+    """Join ``table`` and play it to the end; returns a summary with the final scores.  ``state``: a file that
+    keeps the seat (``clients/bots/seatfile.py``): a seat it holds at ``table`` is resumed, else the new one is
+    kept there, and the file goes at the game's end."""
     async with Client(url, client=f"hauntd-bot/{strategy_name}") as client:
-        held = await client.join(table, name, seat)
+        held, resumed = await take_seat(client, table, name, seat, state)
         first = await client.recv(30)
         while not isinstance(first, Snapshot) or first.table != table:
             first = await client.recv(30)
         if game not in ("auto", first.game):
-            await client.leave(table)
+            await give_back(client, table, state, resumed)
             raise ServerError("bad_option", f"table {table} plays {first.game}, not {game}")
         try:
             strategy = load_strategy(first.game, strategy_name)
         except KeyError:  # a built-in name of another game only
-            await client.leave(table)
+            await give_back(client, table, state, resumed)
             raise ServerError("bad_option", f"no {first.game} strategy {strategy_name!r}") from None
-        bot = SeatBot(client, table, held.seat, strategy, random.Random(seed), start=True, unreachable=waiting)
+        bot = SeatBot(client, table, held, strategy, random.Random(seed), start=True, unreachable=waiting)
         over = await bot.handle(first) or await bot.play()
+        if state is not None:
+            seatfile.remove(state)
         return {
             "table": table,
             "game": first.game,
-            "seat": held.seat,
+            "seat": held,
             "strategy": strategy_name,
             "actions": bot.actions,
             "rejected": bot.rejected,
             "scores": over.result["scores"],
             "winners": over.result["winners"],
             "reconnects": client.reconnects,
+            "resumed": resumed,
         }
+
+
+async def take_seat(client: Client, table: str, name: str, seat: int | None, state: Path | None) -> tuple[int, bool]:
+    """The bot's seat at ``table`` and whether it was resumed: the one ``state`` keeps (watched first, so that the
+    resume replays no past update), else a new one whose token ``state`` keeps before the join goes out (a join
+    that never landed is sent again, with it, by the bot started again)."""
+    saved = seatfile.load(state) if state is not None else None
+    if saved is not None and saved.table != table:
+        raise seatfile.BadSeatFile(f"{state} keeps a seat at table {saved.table}, not {table}: remove it to join")
+    if state is None or saved is None:
+        token = secrets.token_urlsafe(16)
+        if state is not None:
+            seatfile.save(state, seatfile.SavedSeat(table, token))
+    else:
+        token = saved.token
+        try:
+            await client.watch(table)
+            await client.resume(table, token)
+        except ServerError as exc:
+            if exc.code == "not_found":
+                seatfile.remove(state)  # the table is gone (expired): a bot started again takes a new seat
+            if exc.code != "auth":
+                raise
+            # the token holds no seat: its join never landed, and goes out now
+        else:
+            return client.seats[table].seat, True
+    try:
+        return (await client.join(table, name, seat, token=token)).seat, False
+    except ServerError:
+        if state is not None:
+            seatfile.remove(state)  # refused: the token holds nothing
+        raise
+
+
+async def give_back(client: Client, table: str, state: Path | None, resumed: bool) -> None:
+    """Leave a table the bot will not play: a seat it has just taken, not one it resumed (a game under way)."""
+    if resumed:
+        return
+    await client.leave(table)
+    if state is not None:
+        seatfile.remove(state)
 
 
 async def bot_table(url: str, game: str, seats: int, bot_strategy: str, options: dict[str, Any] | None = None) -> str:
@@ -264,6 +314,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the game the table must play, or the new table's without --table (default: auto, whatever it plays)",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the strategy's choices (default: random)")
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a file that keeps the bot's seat (its table and token, mode 0600): written as it sits, read at its "
+        "start, so a bot started again after its process died resumes its seat and plays on (without --table: "
+        "its table rather than a new one); removed at the game's end (default: none, a seat lost with the process)",
+    )
 
 
 def default_name(strategy: str) -> str:
@@ -283,7 +342,10 @@ def run(args: argparse.Namespace) -> int:
         args._usage_error("--seats, --bots-play and --options are for a table the bot creates: leave out --table")
 
     async def play() -> dict[str, Any]:
-        table = args.table
+        saved = seatfile.load(args.state) if args.state is not None else None
+        table = args.table or (saved.table if saved is not None else None)
+        if saved is not None and args.table is None:
+            print(f"hauntd bot: resuming its seat at table {table} (kept in {args.state})", file=sys.stderr)
         if table is None:
             seats, bots_play = args.seats or 2, args.bots_play or "greedy"
             table = await bot_table(args.url, args.game, seats, bots_play, args.options)
@@ -297,6 +359,7 @@ def run(args: argparse.Namespace) -> int:
             strategy_name=args.strategy,
             game=args.game,
             seed=args.seed,
+            state=args.state,
         )
 
     try:
@@ -304,7 +367,7 @@ def run(args: argparse.Namespace) -> int:
     except StrategyFailed as exc:
         print(failure_report("hauntd bot", exc), file=sys.stderr)
         return 1
-    except ServerError as exc:
+    except (ServerError, seatfile.BadSeatFile) as exc:
         print(f"hauntd bot: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(summary))

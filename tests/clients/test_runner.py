@@ -7,13 +7,18 @@ import asyncio
 import json
 import random
 import re
+import secrets
+import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clients.bots import seatfile
 from clients.bots.base import Decision, IllegalChoice
 from clients.bots.ghost_at_home import GreedyGhostAtHome
 from clients.bots.runner import SeatBot, run_bot
@@ -208,3 +213,97 @@ async def test_a_bot_waits_for_a_server_down_longer_than_a_request_lasts(server:
         over = await asyncio.wait_for(bot.play(), 60)
     assert restart and waits  # the server was down past a request's time, and the bot waited for it
     assert over.table == table and len(over.result["scores"]) == 2 and client.reconnects >= 1
+
+
+async def test_a_bot_killed_mid_game_resumes_its_seat_from_its_state_file(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """A ``hauntd bot`` whose process died left its seat to a game that waited for it (an untimed table, for ever):
+    started again with the same ``--state``, it takes the seat back and plays on from the current prompt.  The
+    file, which holds the seat's token, is its owner's only and gone at the end; the token is never printed."""
+    state = tmp_path / "seat.json"
+    processes: list[asyncio.subprocess.Process] = []
+    restarted: list[asyncio.Task[None]] = []
+
+    async def bot_process() -> None:
+        command = [*HAUNTD, "bot", "--url", server.url, "--table", table, "--strategy", "greedy", "--state", str(state)]
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+        processes.append(await asyncio.create_subprocess_exec(*command, cwd=ROOT, **pipes))  # type: ignore[arg-type]
+
+    async def again(first: asyncio.subprocess.Process) -> None:
+        assert await first.wait() == -signal.SIGKILL
+        await bot_process()
+
+    class KillsTheBot(GreedyGhostAtHome):
+        """Greedy, but its third decision kills the other seat's bot (mid-game, its own turns taken), which is
+        started again once it is dead."""
+
+        decisions = 0
+
+        def choose(self, decision: Decision, rng: random.Random) -> dict[str, Any]:
+            self.decisions += 1
+            if self.decisions == 3:
+                processes[0].kill()
+                restarted.append(asyncio.get_running_loop().create_task(again(processes[0])))
+            return super().choose(decision, rng)
+
+    async with Client(server.url) as me:
+        table = await me.create("ghost-at-home", 2)
+        await bot_process()
+        while not state.exists():  # written as it sits
+            assert processes[0].returncode is None, await processes[0].communicate()
+            await asyncio.sleep(0.05)
+        assert stat.S_IMODE(state.stat().st_mode) == 0o600
+        token = json.loads(state.read_text())["token"]
+        held = await me.join(table, "me")
+        bot = SeatBot(me, table, held.seat, KillsTheBot(), random.Random(1), start=True)
+        over = await asyncio.wait_for(bot.play(), 60)
+    assert restarted and len(processes) == 2
+    out, err = await asyncio.wait_for(processes[1].communicate(), 60)
+    _, first_err = await processes[0].communicate()
+    assert processes[1].returncode == 0, err
+    summary = json.loads(out)
+    assert summary["resumed"] is True and summary["seat"] == 1 - held.seat and summary["actions"] > 0
+    assert summary["scores"] == over.result["scores"]
+    assert not state.exists()  # the game is over: a bot started again takes a new seat
+    assert token not in (first_err + err).decode() and token not in out.decode()
+
+
+async def test_a_kept_token_whose_join_never_landed_joins_with_it_and_the_end_comes_once_more(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """The bot keeps its token before its join goes out: killed in between, started again, it resumes nothing (the
+    token holds no seat) and sends the join then, with that token."""
+    async with Client(server.url) as owner:
+        table = await owner.create("ghost-at-home", 2, bots=1, bot_strategy="random")
+    state, token = tmp_path / "seat.json", secrets.token_urlsafe(16)
+    seatfile.save(state, seatfile.SavedSeat(table, token))
+    summary = await asyncio.wait_for(
+        run_bot(server.url, table, seat=None, name="b", strategy_name="greedy", game="auto", seed=1, state=state), 60
+    )
+    assert summary["resumed"] is False and summary["seat"] == 1 and not state.exists()
+    seatfile.save(state, seatfile.SavedSeat(table, token))  # as if killed after the end, before removing the file
+    command = [*HAUNTD, "bot", "--url", server.url, "--game", "ghost-at-home", "--state", str(state)]
+    done = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == f"hauntd bot: resuming its seat at table {table} (kept in {state})\n"  # not a new table
+    again = json.loads(done.stdout)
+    assert again["resumed"] is True and again["seat"] == 1  # the kept token is the seat's
+    assert again["actions"] == 0 and again["scores"] == summary["scores"] and not state.exists()
+
+
+def test_a_state_file_of_another_table_or_of_no_seat_is_refused_in_one_line(
+    server: ServerProcess, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from server.cli import main
+
+    state, token = tmp_path / "seat.json", secrets.token_urlsafe(16)
+    seatfile.save(state, seatfile.SavedSeat("elsewhere", token))
+    assert main(["bot", "--url", server.url, "--table", "here", "--state", str(state)]) == 1
+    said = capsys.readouterr().err
+    assert said == f"hauntd bot: {state} keeps a seat at table elsewhere, not here: remove it to join\n"
+    state.write_text('{"table": "here", "token": 7}')
+    assert main(["bot", "--url", server.url, "--table", "here", "--state", str(state)]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith(f"hauntd bot: {state} holds no seat (") and said.endswith("remove it to take a new one\n")
+    assert token not in said and state.exists()  # (an operator's file: left for them to look at)
