@@ -22,7 +22,9 @@ it has been quiet for a third of that.  A table the server reports gone (an unso
 naming it: it expired) is forgotten, and the error is delivered.
 What a newer server of the same protocol version adds is taken as PROTOCOL.md's "Compatibility within a version"
 asks: fields the client does not know are ignored, a message of a type it does not know is skipped (counted in
-``skipped``, logged at debug level), and events and error codes it does not know are delivered as they came.
+``skipped``, logged at debug level), and events and error codes it does not know are delivered as they came.  An
+older server is sent no optional field the client leaves at its default, and a ``views`` client whose server
+refuses views says hello again without them.
 
 Updates wait for ``recv`` in a bounded inbox (``max_queue``, like websockets' own): once more than ``max_queue``
 updates wait unread (the high-water mark, 1024 by default), the client stops reading its socket, and reads it
@@ -97,6 +99,8 @@ log = logging.getLogger(__name__)
 TABLE_UPDATES = (Events, Snapshot, GameOver)
 # Refusals for a passing reason, after which the same command (same id) is sent again.
 RETRYABLE = frozenset({"internal", "busy"})
+# The least time between two snapshots asked for by a ``views`` client whose server refused views (the page's).
+VIEW_GAP = 0.08
 # A resume is asked again after these too: its replay over the address's budget (the server's guard) passes.
 RESUME_RETRYABLE = RETRYABLE | {"rate_limited"}
 
@@ -142,7 +146,9 @@ class Client:
     """One connection to a hauntd server, reconnecting by itself until ``close()``.  ``url`` may list several
     servers of one store: each time, the client connects to the first that answers, in order.  ``views``: its
     ``hello`` asks for the connection's view with every update that has prompts, and with the last (for a
-    client that draws the table; a bot gets its view whenever it decides anyway)."""
+    client that draws the table; a bot gets its view whenever it decides anyway).  A server from before views
+    refuses the field: the client says hello again without it (``viewing`` is then False) and, as the page does,
+    asks for a snapshot after an update that came without its view (``_catch_up_view``)."""
 
     def __init__(
         self,
@@ -166,6 +172,11 @@ class Client:
         self._at = 0  # which of ``urls`` the client connects to
         self.client_name = client
         self.views = views
+        # the connection's updates carry views: asked for, and not refused by a server from before them
+        self.viewing = False
+        self._owed_views: dict[str, int] = {}  # table → the last update that came without the view asked for
+        self._view_asks: dict[str, asyncio.Task[None]] = {}  # table → the snapshots asked for instead
+        self._view_asked_at = 0.0
         self.reconnect = reconnect
         self.backoff = backoff
         self.request_timeout = request_timeout
@@ -274,17 +285,14 @@ class Client:
             create_connection=_Socket,
         )
         assert isinstance(ws, _Socket)
-        greeted: asyncio.Future[ServerMsg] = self._running_loop().create_future()
-        ws.on_frame = functools.partial(self._on_frame, ws, greeted)  # from the very first frame
         closed = asyncio.ensure_future(ws.wait_closed())
         try:
-            hello = Hello(version=PROTOCOL_VERSION, client=self.client_name, views=self.views, ref="hello")
-            await ws.send(codec.encode(hello), text=True)
-            # the welcome, unless the connection closes first (its server killed meanwhile, say)
-            await asyncio.wait((greeted, closed), timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED)
-            if not greeted.done():
-                raise ConnectionLost("closed before the welcome") if closed.done() else TimeoutError("no welcome")
-            reply = greeted.result()
+            reply = await self._greet(ws, closed, self.views)
+            viewing = self.views and not (isinstance(reply, Error) and reply.code == "bad_field")
+            if self.views and not viewing:
+                # a server from before ``views`` refuses the field, leaving the connection open, not greeted: hello
+                # again without it, as the page does; its view is then asked for (``_ask_view``)
+                reply = await self._greet(ws, closed, False)
         except asyncio.CancelledError:  # whoever cancelled wants out now: a close handshake waits up to 10 s for
             ws.transport.abort()  # a server that stopped answering (a load test's --connect-timeout, passed)
             raise
@@ -300,9 +308,22 @@ class Client:
             await ws.close()
             raise ServerError("internal", f"expected welcome, got {type(reply).__name__}")
         self.welcome = reply
+        self.viewing = viewing
         self._ws = ws
         self._opened_at = time.monotonic()
         self._connected.set()
+
+    async def _greet(self, ws: _Socket, closed: asyncio.Future[None], views: bool) -> ServerMsg:
+        """Say hello on ``ws`` (asking for ``views`` or not); the answer, unless the connection closes first (its
+        server killed meanwhile, say).  Every frame after the answer is dispatched as it arrives (``_on_frame``)."""
+        greeted: asyncio.Future[ServerMsg] = self._running_loop().create_future()
+        ws.on_frame = functools.partial(self._on_frame, ws, greeted)
+        hello = Hello(version=PROTOCOL_VERSION, client=self.client_name, views=views, ref="hello")
+        await ws.send(codec.encode(hello), text=True)
+        await asyncio.wait((greeted, closed), timeout=self.request_timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not greeted.done():
+            raise ConnectionLost("closed before the welcome") if closed.done() else TimeoutError("no welcome")
+        return greeted.result()
 
     # -- requests ----------------------------------------------------------------------------------------
     async def _request(self, msg: ClientMessage, *, timeout: float | None = None) -> Any:
@@ -696,6 +717,8 @@ class Client:
                 self._resync(msg.table)
                 return
             self.last_seq[msg.table] = msg.seq
+            if msg.view is None and self.views and not self.viewing and (msg.prompts or msg.status == "over"):
+                self._ask_view(msg.table, msg.seq)
         elif isinstance(msg, Snapshot):
             self.last_seq[msg.table] = max(self.last_seq.get(msg.table, 0), msg.seq)
             noted = self.noted.get(msg.table)
@@ -756,6 +779,39 @@ class Client:
             msg = Watch(table=table, last_seq=self.last_seq.get(table, 0))
         task = asyncio.ensure_future(self._send(msg))
         task.add_done_callback(lambda t: t.exception())
+
+    def _ask_view(self, table: str, seq: int) -> None:
+        """An update (``seq``) that a ``views`` connection gets with its view came without (its server, from before
+        views, refused them): a snapshot of the table, which holds it, is asked for (``_catch_up_view``)."""
+        self._owed_views[table] = seq
+        if table not in self._view_asks:
+            task = asyncio.ensure_future(self._catch_up_view(table))
+            self._view_asks[table] = task
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (refused, dropped: the next asks)
+
+    async def _catch_up_view(self, table: str) -> None:
+        """Snapshots of ``table`` (delivered as updates) until one is as new as the last update that came without
+        its view; one at a time, ``VIEW_GAP`` apart, as the page asks.  The server sends a connection that follows
+        the table the snapshot alone (the ``events`` before it were delivered already).  Ends at a refusal (e.g.
+        ``rate_limited``) or a drop: the next update without its view, or the reconnect's resume, brings it."""
+        got = 0
+        try:
+            while self._owed_views.get(table, 0) > got and table in self.last_seq:
+                await asyncio.sleep(max(0.0, self._view_asked_at + VIEW_GAP - time.monotonic()))
+                seat, last = self.seats.get(table), self.last_seq.get(table, 0)
+                msg: ClientMessage
+                if seat is not None:
+                    msg = Resume(table=table, token=seat.token, last_seq=last)
+                else:
+                    msg = Watch(table=table, last_seq=last)
+                self._view_asked_at = time.monotonic()
+                reply = await self._request(msg)
+                if not isinstance(reply, Snapshot):
+                    return
+                got = reply.seq
+        finally:
+            self._owed_views.pop(table, None)
+            del self._view_asks[table]
 
     async def _reconnect(self) -> None:
         """Open a connection again, waiting longer after each failure; a connection that had lasted less than

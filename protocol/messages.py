@@ -46,8 +46,10 @@ Seq = Annotated[int, msgspec.Meta(ge=0)]
 Nonce = Annotated[str, msgspec.Meta(max_length=64)]
 
 
-class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
-    """The base of every client → server message; ``ClientMsg`` is their union, the type a frame decodes to."""
+class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    """The base of every client → server message; ``ClientMsg`` is their union, the type a frame decodes to.
+    Encoded (by the SDK) with only the fields set: a server from before an optional field refuses it, even at its
+    default (PROTOCOL.md, "Compatibility within a version")."""
 
     ref: Ref | None = None
 
