@@ -59,10 +59,14 @@ EXAMPLES: dict[str, list[str]] = {
         "hauntd bench latency --actions 2000                 # a server of its own",
         "hauntd bench latency --url ws://127.0.0.1:8765",
     ],
-    "bench bots": ["hauntd bench bots --game ghost-at-home --strategy greedy --games 500"],
+    "bench bots": [
+        "hauntd bench bots --game ghost-at-home --strategy greedy --games 500",
+        "hauntd bench bots --game ghost-at-home --options '{\"max_rounds\": 20}'   # shorter games",
+    ],
     "bot": [
         "hauntd bot --url ws://127.0.0.1:8765 --table TABLE --strategy greedy",
         "hauntd bot --game ghost-at-home --seats 4 --strategy greedy   # a table of its own, 3 server-run bots",
+        "hauntd bot --game mansion --state /var/lib/hauntd-bot/seat.json   # started again: resumes its seat",
     ],
     "loadtest": [
         "hauntd loadtest --spawn --tables 50 --duration 20 > report.json   # a server of its own",

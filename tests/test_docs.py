@@ -83,7 +83,7 @@ async def test_the_readme_s_bot_commands_run_as_written(server: ServerProcess, t
     async with Client(server.url) as owner:
         table = await owner.create("ghost-at-home", 2, bots=1)
     commands = [shlex.split(line, comments=True) for line in block.split("\n```", 1)[0].splitlines()]
-    assert [argv[:2] for argv in commands] == [["hauntd", "bench"]] * 2 + [["hauntd", "bot"]] * 2
+    assert [argv[:2] for argv in commands] == [["hauntd", "bench"]] * 2 + [["hauntd", "bot"]] * 3
     for argv in commands:
         argv = [server.url if word == "ws://127.0.0.1:8765" else table if word == "ID" else word for word in argv]
         argv += ["--games", "10"] if argv[1] == "bench" else [] if "--url" in argv else ["--url", server.url]
@@ -98,6 +98,7 @@ async def test_the_readme_s_bot_commands_run_as_written(server: ServerProcess, t
         )
         assert done.returncode == 0, (argv, done.stderr)
         assert json.loads(done.stdout)["strategy"] in argv
+    assert not (tmp_path / "seat.json").exists()  # the --state file goes once the game is over
 
 
 def test_the_readme_names_the_commands_that_take_a_strategy_of_your_own() -> None:
