@@ -210,7 +210,7 @@ class TableService:
     async def list_tables(self, game: str | None) -> tuple[list[TableInfo], list[TableInfo]]:
         """The open public tables and those in play (``Store.lobby``), of ``game`` or all.  What is listed of a game
         in play is what any spectator sees of it: its seats' names, its bots' seats, its ``seq``, its start."""
-        lobby = await self.store.lobby()
+        lobby = await self.store.lobby(game)
         listed = [
             TableInfo(
                 table=table,
@@ -221,7 +221,6 @@ class TableService:
                 turn_seconds=meta.turn_seconds,
             )
             for table, _, meta in lobby.open
-            if game is None or meta.game == game
         ]
         playing = [
             TableInfo(
@@ -237,7 +236,6 @@ class TableService:
                 started=started,
             )
             for table, seq, meta, started in lobby.playing
-            if game is None or meta.game == game
         ]
         return listed, playing
 

@@ -31,7 +31,7 @@ import asyncio
 import hashlib
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -61,7 +61,12 @@ written before the stamp was: format 1.  ``tests/server/test_upgrade.py`` fails 
 the format is decided."""
 TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
 LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
+OPEN_LISTED = 200  # the open public tables a lobby read lists
 PLAYING_LISTED = 100  # the public tables in play a lobby read lists, the latest started
+LISTED_PAGES = 10
+"""A lobby read of one game pages through the indexes (of every game) until it has its ``limit`` of that game's
+tables, reading at most this many pages of ``limit`` records: 200 newer Spook tables hid every mansion table from
+a list of mansion tables, and a read of 2,000 records still costs a few ms, once a second (``LOBBY_READ_SECONDS``)."""
 LOBBY_READ_SECONDS = 1.0
 """How long ``open_tables`` answers from its last read of the lobby while this process changes nothing there (a
 change made through another process shows within it).  A read is 200 tables' records, 25 times a ``ping``'s cost
@@ -498,7 +503,7 @@ class Store:
         self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
         self.on_commit: Callable[[float], None] | None = None  # told each round trip of commits: its seconds
         self._quiet: dict[tuple[str, Any], tuple[float, int]] = {}  # failure -> when logged, how many left out since
-        self._lobby: tuple[float, asyncio.Task[Lobby]] | None = None  # ``lobby``
+        self._lobby: dict[str | None, tuple[float, asyncio.Task[Lobby]]] = {}  # ``lobby``, by game
 
     def _timed(self, seconds: float) -> None:
         if self.on_commit is not None:
@@ -545,7 +550,7 @@ class Store:
         if created == -1:
             raise Crowded(limit)
         if not meta.private:
-            self._lobby = None
+            self._lobby.clear()
         return (table, True) if created == 1 else (bytes(created).decode(), False)
 
     async def load(self, table: str) -> Record:
@@ -606,7 +611,7 @@ class Store:
         status, seq = await self._commit(keys, args)
         if status == 1:
             if listed:
-                self._lobby = None
+                self._lobby.clear()
             if due is not None and self.on_due is not None:
                 self.on_due(due)
             return int(seq), True
@@ -665,86 +670,89 @@ class Store:
                 pipe.zrem(self.keys.open, table)
                 pipe.zrem(self.keys.waiting, table)
             await pipe.execute()
-        self._lobby = None
+        self._lobby.clear()
 
-    async def lobby(self) -> Lobby:
-        """``read_open_tables`` and ``read_playing_tables``, read again only ``LOBBY_READ_SECONDS`` after the last
-        read or once this process changed the lobby or a public table's status; the callers meanwhile share one read
-        (a failed one is not kept)."""
+    async def lobby(self, game: str | None = None) -> Lobby:
+        """``read_open_tables`` and ``read_playing_tables`` of ``game`` (None: every game; one this server has not
+        lists none, unread), read again only ``LOBBY_READ_SECONDS`` after the last read of that game or once this
+        process changed the lobby or a public table's status; the callers meanwhile share one read (a failed one is
+        not kept)."""
+        if game is not None and game not in games():
+            return Lobby([], [])
         now = time.monotonic()
-        if self._lobby is None or now - self._lobby[0] >= LOBBY_READ_SECONDS:
-            task = asyncio.ensure_future(self._read_lobby())
+        last = self._lobby.get(game)
+        if last is None or now - last[0] >= LOBBY_READ_SECONDS:
+            task = asyncio.ensure_future(self._read_lobby(game))
             task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (retrieved: its callers may be gone)
-            self._lobby = (now, task)
-        read = self._lobby[1]
+            last = self._lobby[game] = (now, task)
+        read = last[1]
         try:
             return await asyncio.shield(read)
         except Exception:
-            if self._lobby is not None and self._lobby[1] is read:
-                self._lobby = None
+            if self._lobby.get(game, last)[1] is read:
+                self._lobby.pop(game, None)
             raise
 
-    async def _read_lobby(self) -> Lobby:
-        open, playing = await asyncio.gather(self.read_open_tables(), self.read_playing_tables())
+    async def _read_lobby(self, game: str | None) -> Lobby:
+        open, playing = await asyncio.gather(self.read_open_tables(game=game), self.read_playing_tables(game=game))
         return Lobby(open, playing)
 
-    async def read_open_tables(self, limit: int = 200) -> list[tuple[str, int, TableMeta]]:
-        """Public lobby tables with a free seat: those where a person sits waiting first, then the empty ones;
-        each the most lately changed first.  So tables people are gathering at come before those left waiting,
-        which sink out of the ``limit`` and expire (``LOBBY_TTL``: their index entries go then too, so the index
-        stays as small as the lobby), and no number of empty tables hides one where someone waits.  Drops stale
-        index entries."""
+    async def read_open_tables(
+        self, limit: int = OPEN_LISTED, game: str | None = None
+    ) -> list[tuple[str, int, TableMeta]]:
+        """Public lobby tables with a free seat, of ``game`` (None: of every game): those where a person sits
+        waiting first, then the empty ones; each the most lately changed first.  So tables people are gathering
+        at come before those left waiting, which sink out of the ``limit`` and expire (``LOBBY_TTL``: their index
+        entries go then too, so the index stays as small as the lobby), and no number of empty tables hides one
+        where someone waits.  Drops stale index entries."""
         expired = time.time() - LOBBY_TTL
         async with self.redis.pipeline(transaction=False) as pipe:
             for index in (self.keys.open, self.keys.waiting):
                 pipe.zremrangebyscore(index, "-inf", expired)
-            pipe.zrevrange(self.keys.waiting, 0, limit - 1)
-            pipe.zrevrange(self.keys.open, 0, 2 * limit - 1)  # (those of ``waiting`` among them, and ``limit`` more)
-            _, _, waiting, listed = await pipe.execute()
-        ids = list(dict.fromkeys(i.decode() for i in waiting + listed))[:limit]
-        if not ids:
-            return []
+            await pipe.execute()
         found: list[tuple[str, int, TableMeta]] = []
         stale: list[str] = []
-        for table, seq, meta in await self._listed(ids):
-            if meta is None or meta.status != "lobby" or None not in meta.names:
-                stale.append(table)
-            else:
-                found.append((table, seq, meta))
+        pages = _Pages(limit, game)
+        for index in (self.keys.waiting, self.keys.open):  # (``waiting`` is in ``open`` too: each id read once)
+            async for table, seq, meta in pages.read(self, index, lambda: len(found) >= limit):
+                if meta is None or meta.status != "lobby" or None not in meta.names:
+                    stale.append(table)
+                elif game is None or meta.game == game:
+                    found.append((table, seq, meta))
         if stale:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.zrem(self.keys.open, *stale)
                 pipe.zrem(self.keys.waiting, *stale)
                 await pipe.execute()
         found.sort(key=lambda row: not row[2].waiting)  # (the record, not the hint, says who waits; stable)
-        return found
+        return found[:limit]
 
-    async def read_playing_tables(self, limit: int = PLAYING_LISTED) -> list[Playing]:
-        """Public tables in play, the latest started first.  Drops stale index entries (a table over, or gone: it
-        expired ``TABLE_TTL`` after its last change); those started more than ``TABLE_TTL`` ago, which may have
-        expired unread, are checked at each read too (``limit`` of them), so the index stays as small as the play."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrevrange(self.keys.playing, 0, limit - 1, withscores=True)
-            pipe.zrangebyscore(self.keys.playing, "-inf", time.time() - TABLE_TTL, start=0, num=limit)
-            latest, aged = await pipe.execute()
-        started = {table.decode(): score for table, score in latest}
-        ids = list(dict.fromkeys([*started, *(table.decode() for table in aged)]))
-        if not ids:
-            return []
+    async def read_playing_tables(self, limit: int = PLAYING_LISTED, game: str | None = None) -> list[Playing]:
+        """Public tables in play, of ``game`` (None: of every game), the latest started first.  Drops stale index
+        entries (a table over, or gone: it expired ``TABLE_TTL`` after its last change); those started more than
+        ``TABLE_TTL`` ago, which may have expired unread, are checked at each read too (``limit`` of them), so the
+        index stays as small as the play."""
+        aged = await self.redis.zrangebyscore(self.keys.playing, "-inf", time.time() - TABLE_TTL, start=0, num=limit)
         found: list[Playing] = []
         stale: list[str] = []
-        for table, seq, meta in await self._listed(ids):
+        for table, _, meta in await self._listed([table.decode() for table in aged]):
             if meta is None or meta.status != "playing":
                 stale.append(table)
-            elif table in started:
-                found.append(Playing(table, seq, meta, started[table]))
+        pages = _Pages(limit, game)
+        async for table, seq, meta in pages.read(self, self.keys.playing, lambda: len(found) >= limit):
+            if meta is None or meta.status != "playing":
+                stale.append(table)
+            elif game is None or meta.game == game:
+                found.append(Playing(table, seq, meta, pages.scores[table]))
         if stale:
             await self.redis.zrem(self.keys.playing, *stale)
-        return found
+        return found[:limit]
 
     async def _listed(self, ids: list[str]) -> list[tuple[str, int, TableMeta | None]]:
         """Tables ``ids`` as a lobby read sees them: each one's ``seq`` and record (None: gone, its index entry
         stale), but for those a newer hauntd wrote (``readable``), left out: the servers that read them list them."""
+        if not ids:
+            return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for table in ids:
                 pipe.hmget(self.keys.record(table), "seq", "meta", "format")
@@ -757,3 +765,34 @@ class Store:
             if meta is None or meta.game in games():
                 listed.append((table, int(seq or 0), meta))
         return listed
+
+
+class _Pages:
+    """A lobby read's walk through its indexes, newest first, ``limit`` ids a page, each id read once however many
+    indexes hold it: a page of each index for every game's tables, and for one game's (``Store.lobby``) as many
+    as it takes, up to ``LISTED_PAGES`` pages in all."""
+
+    def __init__(self, limit: int, game: str | None) -> None:
+        self.limit = limit
+        self.game = game
+        self.left = LISTED_PAGES  # (for one game's tables)
+        self.seen: set[str] = set()
+        self.scores: dict[str, float] = {}  # each id's score in the index it was read from
+
+    async def read(
+        self, store: Store, index: str, enough: Callable[[], bool]
+    ) -> AsyncIterator[tuple[str, int, TableMeta | None]]:
+        """The tables of ``index`` not yet read, as ``Store._listed`` reads them, page after page until ``enough``
+        or the index ends, or the pages allowed are read."""
+        start = 0
+        while not enough() and (self.left if self.game is not None else start == 0):
+            self.left -= 1
+            page = await store.redis.zrevrange(index, start, start + self.limit - 1, withscores=True)
+            start += self.limit
+            ids = [table.decode() for table, _ in page if table.decode() not in self.seen]
+            self.seen.update(ids)
+            self.scores.update((table.decode(), score) for table, score in page)
+            for row in await store._listed(ids):
+                yield row
+            if len(page) < self.limit:
+                return

@@ -317,3 +317,45 @@ async def test_a_game_expired_in_play_leaves_the_list_and_the_index(
         )
     finally:
         await close(players)
+
+
+async def test_a_list_of_one_game_finds_its_tables_behind_many_newer_tables_of_another(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """A ``list`` of one game read the 200 latest open tables (and the 100 latest games in play) of every game,
+    then kept that game's: behind 200 newer Spook tables, a mansion table waiting to be joined, or a mansion game
+    to watch, was listed to nobody looking for mansion tables."""
+    prefix = f"games{secrets.token_hex(4)}"
+    server = start_server("--key-prefix", prefix, "--max-tables", "400", "--rate", "1e6", "--burst", "1000000")
+    try:
+        async with connect(server.url) as ws:
+
+            async def ask(**msg: Any) -> dict[str, Any]:
+                await ws.send(json.dumps({**msg, "ref": "r"}))
+                while (reply := json.loads(await ws.recv())).get("ref") != "r":
+                    pass
+                assert reply["type"] != "error", reply
+                return reply
+
+            await ask(type="hello", version=1)
+
+            async def started(game: str, seats: int) -> str:
+                table = (await ask(type="create", game=game, seats=seats, bots=seats - 1))["table"]
+                token = (await ask(type="join", table=table, name="Ada"))["token"]
+                await ask(type="start", table=table, token=token)
+                return table
+
+            waiting = (await ask(type="create", game="mansion", seats=2))["table"]
+            playing = await started("mansion", 2)
+            for _ in range(100):
+                await started("spook", 1)
+            for _ in range(200):
+                await ask(type="create", game="spook", seats=2)
+        reply = (await _listed(server.url, game="mansion"))[1]
+        assert [t["table"] for t in reply["tables"]] == [waiting]
+        assert [t["table"] for t in reply["playing"]] == [playing]
+        everything = (await _listed(server.url))[1]
+        assert len(everything["tables"]) == 200 and waiting not in [t["table"] for t in everything["tables"]]
+        assert len(everything["playing"]) == 100 and playing not in [t["table"] for t in everything["playing"]]
+    finally:
+        sync_redis.delete(*sync_redis.scan_iter(match=f"{prefix}:*", count=1000))

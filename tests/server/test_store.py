@@ -149,3 +149,32 @@ async def test_the_lobby_lists_the_latest_changed_first_and_forgets_the_expired(
         await client.zrem(NO_PREFIX.open, first, second)
         await client.delete(NO_PREFIX.record(first), NO_PREFIX.record(second))
         await client.aclose()
+
+
+async def test_a_lobby_read_of_one_game_pages_through_the_others_up_to_a_bound(store_url: str) -> None:
+    """A read of one game's tables goes on past other games' (``LISTED_PAGES`` pages of ``limit`` at most: each
+    page is a round trip of records read), and a game this server has not is not read at all."""
+    from server.store import LISTED_PAGES, Keys
+
+    client = aioredis.Redis.from_url(store_url)
+    keys = Keys.named(f"pages{secrets.token_hex(4)}")
+    store = Store(client, keys)
+    spook = msgspec.structs.replace(meta(), game="spook")
+    try:
+        near, far = "near", "far"
+        now = time.time()
+        assert await store.create(far, msgspec.structs.replace(meta(), created=now))
+        for i in range(2 * LISTED_PAGES - 1):
+            assert await store.create(f"s{i}", msgspec.structs.replace(spook, created=now + 1 + i))
+        assert await store.create(near, msgspec.structs.replace(meta(), created=now + 2 * LISTED_PAGES))
+        for i in range(2 * LISTED_PAGES - 1, 3 * LISTED_PAGES):
+            assert await store.create(f"s{i}", msgspec.structs.replace(spook, created=now + 1 + 2 * LISTED_PAGES + i))
+        # newest first: LISTED_PAGES + 1 spook tables, near, 2 * LISTED_PAGES - 1 spook tables, far
+        assert [t for t, _, _ in await store.read_open_tables(2, "mansion")] == [near]
+        assert [t for t, _, _ in await store.read_open_tables(LISTED_PAGES * 3, "mansion")] == [near, far]
+        assert len(await store.read_open_tables(2)) == 2  # every game's: one page
+        assert (await store.lobby("no-such-game")).open == []
+        assert [t for t, _, _ in (await store.lobby("mansion")).open] == [near, far]
+    finally:
+        await client.delete(*[key async for key in client.scan_iter(match=f"{keys.prefix}*")])
+        await client.aclose()
