@@ -49,6 +49,7 @@ class Settings:
     burst: int = 100
     max_tables: int = 32
     max_watchers: int = 1000  # spectators one table may have in this process (0: no cap)
+    watchers_per_ip: int = 20  # places as a spectator one client address may hold in this process (0: no cap)
     send_queue: int = 512
     send_timeout: float = 20.0  # seconds a replay waits for the client to take in what it was sent
     away_grace: float = 2.0
@@ -94,6 +95,7 @@ class App:
             idle=settings.idle_timeout or None,
             tables_per_minute=settings.tables_per_minute,
             open_tables=settings.open_tables_per_ip,
+            watchers_per_ip=settings.watchers_per_ip,
             trusted_proxies=settings.trusted_proxies,
             allowed_origins=settings.allowed_origins,
         )

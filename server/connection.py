@@ -124,6 +124,7 @@ class Connection:
         self.bucket = TokenBucket(self.settings.messages_per_second, self.settings.burst)
         self.follows: dict[str, Hub] = {}
         self.created: set[str] = set()  # tables it created and does not follow (the limit counts them too)
+        self.watching: set[str] = set()  # tables whose place as a spectator its address holds (``Guard.may_watch``)
         self.greeted = False
         self.views = False  # its hello asked for its view with every update (``Hub.show_views``)
         self.dead = False
@@ -275,6 +276,8 @@ class Connection:
                 hub.detach(self)
                 self.app.fanout.release(hub)
             self.follows.clear()
+            for table in list(self.watching):
+                self._watch_ended(table)
             if self.queue.empty() or writer.done():
                 writer.cancel()
             else:  # let a final error (too_large, version) and the close go out
@@ -387,6 +390,8 @@ class Connection:
             if new:  # not followed after all (the store could not be read): the client asks again
                 self._unfollow(hub.table)
             raise
+        if audience is not None:  # a seat now: no longer a spectator's place
+            self._watch_ended(hub.table)
 
     def done(self, hub: Hub) -> None:
         """``hub`` has nothing more for this connection (its game is over, or the table gone, and the client was
@@ -400,6 +405,7 @@ class Connection:
         if hub is not None:
             hub.detach(self)
             self.app.fanout.release(hub)
+        self._watch_ended(table)
 
     def _check_limit(self) -> None:
         """At most ``max_tables`` tables followed (games not over) and created but not followed, at once."""
@@ -416,6 +422,32 @@ class Connection:
             raise ProtocolError(
                 Code.LIMIT, f"table {hub.table} has {most} spectators, as many as this server takes: try again later"
             )
+
+    async def _watch(self, hub: Hub, msg: Watch) -> None:
+        """Follow ``hub``'s table as a spectator, in a place the client's address holds (``Guard.may_watch``) until
+        the connection ends, stops following the table or follows it as a seat (``_watch_ended``)."""
+        self._check_watchers(hub)
+        place = hub.table not in self.watching
+        if place:
+            if not self.app.guard.may_watch(self.client):
+                most = self.app.guard.watching.cap
+                raise ProtocolError(
+                    Code.LIMIT,
+                    f"{most} places as a spectator held from your address already, as many as this server allows: "
+                    "close a connection that watches a table first",
+                )
+            self.watching.add(hub.table)
+        try:
+            await self._follow(hub, None, msg.last_seq, msg.ref)
+        except BaseException:
+            if place:  # (a seat it followed the table as, it still does)
+                self._watch_ended(hub.table)
+            raise
+
+    def _watch_ended(self, table: str) -> None:
+        if table in self.watching:
+            self.watching.discard(table)
+            self.app.guard.watch_ended(self.client)
 
     # -- commands ----------------------------------------------------------------------------------------
     async def _dispatch(self, msg: ClientMsg) -> None:
@@ -473,8 +505,7 @@ class Connection:
             self.reply(Left(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Watch):
             async with self._table(msg.table) as hub:
-                self._check_watchers(hub)
-                await self._follow(hub, None, msg.last_seq, msg.ref)
+                await self._watch(hub, msg)
         elif isinstance(msg, Start):
             async with self._table(msg.table) as hub:
                 seq = await service.start(hub, msg.token, msg.cmd)

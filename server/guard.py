@@ -13,6 +13,10 @@
   exemption): within its budget one address still had a few hundred tables waiting in the lobby in a few minutes,
   every one listed until it expired.  Counted in the store (``Store.create``), so it holds across processes;
   past it a ``create`` is refused ``open_limit``.
+* A cap on the places one client address holds as a spectator (``watchers_per_ip``, the same exemption): each
+  of its connections watching a table holds one.  ``--max-watchers`` caps a table's spectators, so without it a
+  few addresses could take every place at a table and shut everyone else out.  Past it a ``watch`` is refused
+  ``limit``; counted by each process, as the connections are (``Held``).
 * A budget of updates replayed per client address (``REPLAYS_PER_MINUTE``, the same exemption): a ``watch`` or
   ``resume`` from an old ``last_seq`` costs the server every update since, redacted and encoded anew, for one
   small frame; past the budget it is refused ``rate_limited``.
@@ -77,6 +81,26 @@ class TokenBucket:
 
     def full(self, now: float) -> bool:
         return self.tokens + (now - self.stamp) * self.rate >= self.burst
+
+
+class Held:
+    """What each client address holds at once (connections, places as a spectator), at most ``cap`` each."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.counts: Counter[str] = Counter()
+
+    def take(self, address: str) -> bool:
+        """Hold one more for ``address``, unless it holds ``cap`` already."""
+        if self.counts[address] >= self.cap:
+            return False
+        self.counts[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        self.counts[address] -= 1
+        if self.counts[address] <= 0:
+            del self.counts[address]
 
 
 class Budgets:
@@ -149,6 +173,7 @@ class Guard:
         idle: float | None = None,
         tables_per_minute: float = 0.0,
         open_tables: int = 0,
+        watchers_per_ip: int = 0,
         trusted_proxies: tuple[str, ...] = (),
         allowed_origins: tuple[str, ...] = (),
     ) -> None:
@@ -160,7 +185,8 @@ class Guard:
         self.idle = idle  # None: never
         self.tables_per_minute = tables_per_minute  # 0: no cap
         self.open_tables = open_tables  # 0: no cap
-        self.per_ip: Counter[str] = Counter()
+        self.per_ip = Held(max_per_ip)  # connections
+        self.watching = Held(watchers_per_ip)  # places as a spectator (0: no cap)
         self.creates = Budgets(tables_per_minute)
         self.replays = Budgets(REPLAYS_PER_MINUTE)
         self.refusals_logged = Budgets(REFUSALS_LOGGED_PER_MINUTE)
@@ -194,14 +220,13 @@ class Guard:
             if len(sent) > 1 or (sent and sent[0] not in self.origins):
                 self._refused("origin", host, origin=", ".join(sent)[:200])
                 return response(HTTPStatus.FORBIDDEN, b"this page's Origin may not open a WebSocket here\n")
-        if host is None or not self.max_per_ip or self._exempt(host):
+        counted = self.counted(host, self.max_per_ip)
+        if counted is None:
             return None
-        counted = counted_as(host)
-        if self.per_ip[counted] >= self.max_per_ip:
+        if not self.per_ip.take(counted):
             self._refused("per_ip", host, limit=self.max_per_ip)
             return response(HTTPStatus.TOO_MANY_REQUESTS, b"too many connections from your address\n")
-        self.per_ip[counted] += 1
-        ws.connection_lost_waiter.add_done_callback(lambda _: self._release(counted))
+        ws.connection_lost_waiter.add_done_callback(lambda _: self.per_ip.release(counted))
         return None
 
     def _refused(self, reason: str, host: str | None, **fields: object) -> None:
@@ -210,21 +235,37 @@ class Guard:
         if host is None or self.refusals_logged.take(counted_as(host)):
             log.warning("connection_refused", reason=reason, peer=host, **fields)
 
-    def _release(self, host: str) -> None:
-        self.per_ip[host] -= 1
-        if self.per_ip[host] <= 0:
-            del self.per_ip[host]
-
     def _exempt(self, host: str) -> bool:
         return _is_loopback(host) and not self.limit_loopback
+
+    def counted(self, host: str | None, cap: float) -> str | None:
+        """What a client at ``host`` counts against under ``cap`` (``counted_as``); None: not counted (no address,
+        a loopback one unless ``limit_loopback``, or a cap of 0)."""
+        return None if host is None or not cap or self._exempt(host) else counted_as(host)
+
+    # -- places as a spectator per address ---------------------------------------------------------------
+    def may_watch(self, host: str | None) -> bool:
+        """Whether a client at ``host`` may hold one more place as a spectator (``watchers_per_ip``); held if so,
+        until ``watch_ended``.  A refusal is logged (``watch_refused``): the line of the ``watch`` refused ``limit``
+        does not say whether the table or the address was full."""
+        counted = self.counted(host, self.watching.cap)
+        if counted is None or self.watching.take(counted):
+            return True
+        log.warning("watch_refused", peer=host, limit=self.watching.cap)
+        return False
+
+    def watch_ended(self, host: str | None) -> None:
+        """A place ``may_watch`` let ``host`` hold is given back."""
+        counted = self.counted(host, self.watching.cap)
+        if counted is not None:
+            self.watching.release(counted)
 
     # -- new tables per address --------------------------------------------------------------------------
     def may_create(self, host: str | None) -> bool:
         """Whether a client at ``host`` may create a table now: ``tables_per_minute`` at once, then one every
         ``60 / tables_per_minute`` seconds.  Only addresses that used some of their budget lately are kept."""
-        if host is None or not self.tables_per_minute or self._exempt(host):
-            return True
-        if self.creates.take(counted_as(host)):
+        counted = self.counted(host, self.tables_per_minute)
+        if counted is None or self.creates.take(counted):
             return True
         log.warning("create_refused", peer=host, limit=self.tables_per_minute)
         return False
@@ -232,15 +273,13 @@ class Guard:
     def open_cap(self, host: str | None) -> tuple[str, int] | None:
         """What the public tables a client at ``host`` creates count against: its address as counted, and the open
         tables it may have at once (``open_tables``); None: no cap."""
-        if host is None or not self.open_tables or self._exempt(host):
-            return None
-        return counted_as(host), self.open_tables
+        counted = self.counted(host, self.open_tables)
+        return None if counted is None else (counted, self.open_tables)
 
     def may_replay(self, host: str | None, updates: int) -> bool:
         """Whether a client at ``host`` may have ``updates`` updates replayed now (``REPLAYS_PER_MINUTE``)."""
-        if host is None or updates <= 0 or self._exempt(host):
-            return True
-        if self.replays.take(counted_as(host), updates):
+        counted = self.counted(host, updates > 0)  # (nothing replayed: nothing counted)
+        if counted is None or self.replays.take(counted, updates):
             return True
         log.warning("replay_refused", peer=host, limit=REPLAYS_PER_MINUTE)
         return False

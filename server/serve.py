@@ -134,6 +134,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "refused limit (default: %(default)s; 0 = no cap; counted by each process of --workers)",
     )
     parser.add_argument(
+        "--watchers-per-ip",
+        type=cli.bounded(int, 0),
+        default=defaults.watchers_per_ip,
+        help="places as a spectator one address may hold (each connection watching a table holds one; an IPv6 /64 "
+        "network counts as one), so a few addresses cannot take every place --max-watchers leaves at a table; past "
+        "it a watch is refused limit (default: %(default)s; 0 = no cap; counted by each process of --workers; "
+        "loopback is exempt unless --limit-loopback)",
+    )
+    parser.add_argument(
         "--allowed-origin",
         type=_origin,
         action="append",
@@ -169,7 +178,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--limit-loopback",
         action="store_true",
-        help="apply --max-connections-per-ip, --tables-per-minute and --open-tables-per-ip to loopback clients too "
+        help="apply --max-connections-per-ip, --tables-per-minute, --open-tables-per-ip and --watchers-per-ip to "
+        "loopback clients too "
         "(exempt by default: local tools, proxies)",
     )
     parser.add_argument(
@@ -248,6 +258,7 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
         burst=args.burst,
         max_tables=args.max_tables,
         max_watchers=args.max_watchers,
+        watchers_per_ip=args.watchers_per_ip,
         send_queue=args.send_queue,
         send_timeout=args.send_timeout,
         away_grace=args.away_grace,

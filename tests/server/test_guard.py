@@ -51,6 +51,24 @@ def test_open_tables_count_against_the_address_an_ipv6_one_by_its_64_network() -
     assert Guard(Metrics(), max_per_ip=0).open_cap("203.0.113.7") is None
 
 
+def test_places_as_a_spectator_count_per_address_until_given_back() -> None:
+    """An address holds ``watchers_per_ip`` places (an IPv6 one by its /64 network), each until given back;
+    loopback holds any number unless told, and a cap of 0 is none."""
+    guard = Guard(Metrics(), max_per_ip=0, watchers_per_ip=2)
+    assert [guard.may_watch("2001:db8::1"), guard.may_watch("2001:db8::2"), guard.may_watch("2001:db8::3")] == [
+        True,
+        True,
+        False,
+    ]
+    assert guard.may_watch("203.0.113.7")  # another address
+    guard.watch_ended("2001:db8::9")
+    assert guard.may_watch("2001:db8::4") and not guard.may_watch("2001:db8::4")
+    assert all(guard.may_watch("127.0.0.1") for _ in range(10)) and not guard.watching.counts.get("127.0.0.1")
+    strict = Guard(Metrics(), max_per_ip=0, watchers_per_ip=1, limit_loopback=True)
+    assert [strict.may_watch("127.0.0.1"), strict.may_watch("127.0.0.1")] == [True, False]
+    assert all(Guard(Metrics(), max_per_ip=0).may_watch("203.0.113.7") for _ in range(100))
+
+
 def test_updates_replayed_are_budgeted_per_address(clock: Clock) -> None:
     """A watch or resume from seq 0 of a 5,000-update table cost the server 60 ms for one small frame: one client
     asking it again and again kept the server busy.  Replays now draw on a budget of the client's address."""

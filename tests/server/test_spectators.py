@@ -220,3 +220,43 @@ async def test_a_spectator_that_stops_reading_is_told_why_once_it_reads_again(st
     finally:
         await ws.close()
         await close(players)
+
+
+async def test_one_address_holds_so_many_places_as_a_spectator_and_gets_them_back(start_server: ServerFactory) -> None:
+    """``--max-watchers`` caps a table's spectators in a process, so four addresses could take a table's 1,000
+    places and shut everyone else out.  An address holds ``--watchers-per-ip`` places at most, on all its
+    connections; a place is given back when its connection drops or closes, its watcher takes a seat there, or
+    its game ends."""
+    server = start_server("--watchers-per-ip", "2", "--limit-loopback")
+    table, players = await seat_players([server.url], seats=2, seed=5)
+    lobby = [await players[0].client.create("mansion", 2) for _ in range(2)]
+    first, _ = await watcher(server.url, table)
+    second, _ = await watcher(server.url, lobby[0])
+    try:
+        assert (await ask(first, type="watch", table=table, ref="again"))[-1]["type"] == "snapshot"  # held already
+        refused = (await ask(second, type="watch", table=lobby[1], ref="w"))[-1]
+        assert (refused["type"], refused["code"]) == ("error", "limit") and "2 places" in refused["message"], refused
+        first.transport.abort()  # dropped without a close: its place comes back once the server sees it
+        for _ in range(50):
+            reply = (await ask(second, type="watch", table=lobby[1], ref="w"))[-1]
+            if reply["type"] == "snapshot":
+                break
+            await asyncio.sleep(0.05)
+        assert reply["type"] == "snapshot", reply
+        third, refused = await watcher(server.url, table)
+        assert refused[-1]["code"] == "limit"
+        joined = await ask(second, type="join", table=lobby[0], name="Ada", ref="j")  # a seat, no place
+        assert joined[-1]["type"] == "joined"
+        while json.loads(await second.recv())["type"] != "snapshot":  # (the seat's, once it follows as the seat)
+            pass
+        assert (await ask(third, type="watch", table=table, ref="w"))[-1]["type"] == "snapshot"
+        await third.close()
+        await play(players)  # over: the spectators of the table are let go
+        late, watched = await watcher(server.url, table)
+        assert watched[-1]["status"] == "over" and json.loads(await late.recv())["type"] == "game_over"
+        assert (await ask(late, type="watch", table=lobby[1], ref="x"))[-1]["type"] == "snapshot"  # the 2nd place
+        assert (await ask(late, type="watch", table=lobby[0], ref="y"))[-1]["code"] == "limit"
+        await late.close()
+    finally:
+        await second.close()
+        await close(players)
