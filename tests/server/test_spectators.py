@@ -257,6 +257,8 @@ async def test_one_address_holds_so_many_places_as_a_spectator_and_gets_them_bac
         assert (await ask(late, type="watch", table=lobby[1], ref="x"))[-1]["type"] == "snapshot"  # the 2nd place
         assert (await ask(late, type="watch", table=lobby[0], ref="y"))[-1]["code"] == "limit"
         await late.close()
+        refusals = [line for line in server.log_lines() if line["event"] == "watch_refused"]
+        assert len(refusals) >= 3 and refusals[0]["peer"] == "127.0.0.1" and refusals[0]["limit"] == 2
     finally:
         await second.close()
         await close(players)
