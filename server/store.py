@@ -783,7 +783,7 @@ class _Pages:
     def __init__(self, limit: int, game: str | None) -> None:
         self.limit = limit
         self.game = game
-        self.left = LISTED_PAGES  # (for one game's tables)
+        self.left = LISTED_PAGES  # pages one game's read may still read
         self.seen: set[str] = set()
         self.scores: dict[str, float] = {}  # each id's score in the index it was read from
 
@@ -793,7 +793,7 @@ class _Pages:
         """The tables of ``index`` not yet read, as ``Store._listed`` reads them, page after page until ``enough``
         or the index ends, or the pages allowed are read."""
         start = 0
-        while not enough() and (self.left if self.game is not None else start == 0):
+        while not enough() and (start == 0 if self.game is None else self.left > 0):
             self.left -= 1
             page = await store.redis.zrevrange(index, start, start + self.limit - 1, withscores=True)
             start += self.limit
