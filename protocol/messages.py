@@ -165,7 +165,8 @@ class Limits(msgspec.Struct, kw_only=True):
     """``idle_seconds``: a connection that sends no message for that long is closed (code 4408).
     ``tables_per_minute``: new tables one client address may create a minute (a burst of as many, then one
     every 60 / N seconds); None: no cap.  ``open_tables``: open public tables (not started, a seat free) one
-    client address may have created at once; None: no cap."""
+    client address may have created at once; None: no cap.  ``watch_places``: places as a spectator one client
+    address may hold at once on this server process (each connection watching a table holds one); None: no cap."""
 
     max_frame_bytes: int
     messages_per_second: float
@@ -174,6 +175,7 @@ class Limits(msgspec.Struct, kw_only=True):
     idle_seconds: float | None = None
     tables_per_minute: float | None = None
     open_tables: int | None = None
+    watch_places: int | None = None
 
 
 class GameInfo(msgspec.Struct, kw_only=True):

@@ -110,6 +110,7 @@ class App:
             idle_seconds=settings.idle_timeout or None,
             tables_per_minute=settings.tables_per_minute or None,
             open_tables=settings.open_tables_per_ip or None,
+            watch_places=settings.watchers_per_ip or None,
         )
 
     def welcome(self, ref: str | None) -> Welcome:

@@ -105,7 +105,7 @@ SERVER_MESSAGES: dict[str, Shape] = {
 GAME_INFO: Shape = ({"name": STR, "title": STR, "min_seats": INT, "max_seats": INT}, {})
 LIMITS: Shape = (
     {"max_frame_bytes": INT, "messages_per_second": NUM, "burst": INT, "max_tables_per_connection": INT},
-    {"idle_seconds": NUM, "tables_per_minute": NUM, "open_tables": INT},
+    {"idle_seconds": NUM, "tables_per_minute": NUM, "open_tables": INT, "watch_places": INT},
 )
 TABLE_INFO: Shape = (  # as schema.json gives it: what a game in play adds is optional there
     {"table": STR, "game": STR, "seats": INT, "taken": INT, "status": STR},

@@ -112,6 +112,7 @@ async def test_welcome_and_ping(net: Net) -> None:
         "idle_seconds": 300.0,
         "tables_per_minute": 30.0,
         "open_tables": 20,
+        "watch_places": 20,
     }
     again = await client.request({"type": "hello", "version": 1, "ref": "h2"})  # a second hello: welcomed again
     assert again == {**welcome, "ref": "h2"}
