@@ -78,6 +78,8 @@ from protocol.messages import (
     Leave,
     Left,
     ListTables,
+    Nudge,
+    Nudged,
     Ping,
     Pong,
     Rejected,
@@ -521,6 +523,13 @@ class Client:
         reply: Started = await self._expect(msg, Started)
         return reply.seq
 
+    async def nudge(self, table: str, seat: int) -> int:
+        """Start a clock on ``seat``'s decision at a table without a time limit that has stood still for the
+        server's ``welcome.limits.nudge_after`` seconds (``ServerError`` ``too_early`` before); returns the seq of
+        the update that gave it a deadline (the table's, when it had one already: sent again, it moves nothing)."""
+        reply: Nudged = await self._expect(Nudge(table=table, token=self._token(table), seat=seat), Nudged)
+        return reply.seq
+
     async def resume(self, table: str, token: str, *, noted: Noted | None = None) -> Snapshot:
         """Take up a seat held elsewhere (its token), from the last seq this client delivered; the seat is no
         longer away (``back``).  ``noted``: what the client that joined noted of the table (``Noted.to_dict``,
@@ -904,9 +913,9 @@ _NO_REPLY_WHILE_FULL = (
 
 
 def _repeatable(msg: ClientMessage) -> bool:
-    """Whether sending ``msg`` again does nothing more than sending it once: reads, and commands with their
-    ids (an action's ``cmd``, a create's or start's ``cmd``, a join's own token)."""
-    if isinstance(msg, Act | Ping | ListTables):
+    """Whether sending ``msg`` again does nothing more than sending it once: reads, a nudge (its deadline never
+    moves), and commands with their ids (an action's ``cmd``, a create's or start's ``cmd``, a join's own token)."""
+    if isinstance(msg, Act | Ping | ListTables | Nudge):
         return True
     if isinstance(msg, Create | Start):
         return msg.cmd is not None

@@ -153,7 +153,16 @@ class Ping(ClientMessage, tag="ping"):
     pass
 
 
-ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | Resume | Ping
+class Nudge(ClientMessage, tag="nudge"):
+    """Start a clock on ``seat``'s decision at a table without a time limit that has stood still for
+    ``limits.nudge_after`` seconds: every seat it waits on then has ``limits.nudge_seconds`` to decide."""
+
+    table: TableId
+    token: Token
+    seat: Annotated[int, msgspec.Meta(ge=0)]
+
+
+ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | Resume | Ping | Nudge
 
 
 # -- server → client --------------------------------------------------------------------------------------
@@ -166,7 +175,9 @@ class Limits(msgspec.Struct, kw_only=True):
     ``tables_per_minute``: new tables one client address may create a minute (a burst of as many, then one
     every 60 / N seconds); None: no cap.  ``open_tables``: open public tables (not started, a seat free) one
     client address may have created at once; None: no cap.  ``watch_places``: places as a spectator one client
-    address may hold at once on this server process (each connection watching a table holds one); None: no cap."""
+    address may hold at once on this server process (each connection watching a table holds one); None: no cap.
+    ``nudge_after``: seconds a table without a time limit must stand still before a seated player may ``nudge`` a
+    seat it waits on, which then has ``nudge_seconds`` to decide (None: a server that takes no nudges)."""
 
     max_frame_bytes: int
     messages_per_second: float
@@ -176,6 +187,8 @@ class Limits(msgspec.Struct, kw_only=True):
     tables_per_minute: float | None = None
     open_tables: int | None = None
     watch_places: int | None = None
+    nudge_after: float | None = None
+    nudge_seconds: float | None = None
 
 
 class GameInfo(msgspec.Struct, kw_only=True):
@@ -244,6 +257,15 @@ class Started(ServerMessage, tag="started"):
     ref: str | None = None
 
 
+class Nudged(ServerMessage, tag="nudged"):
+    """The answer to ``nudge``: ``seq`` is the update that gave the decision its deadline (the table's current one
+    when it had one already)."""
+
+    table: str
+    seq: int
+    ref: str | None = None
+
+
 class Accepted(ServerMessage, tag="accepted"):
     """The command was committed as table update ``seq``."""
 
@@ -275,7 +297,7 @@ class SeatInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class PromptInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A decision ``seat`` owes; ``deadline`` (Unix time, seconds) is when the server decides for the seat if it
-    has not: the table's time limit, an away seat's grace, or at once for a server-run bot."""
+    has not: the table's time limit, a nudge's, an away seat's grace, or at once for a server-run bot."""
 
     seat: int
     kind: str
@@ -366,6 +388,7 @@ ServerMsg = (
     | Joined
     | Left
     | Started
+    | Nudged
     | Accepted
     | Rejected
     | Events

@@ -29,7 +29,7 @@ from server.connection import Connection, QuietCloses, kinds
 from server.guard import Guard
 from server.hub import Fanout
 from server.metrics import Metrics
-from server.service import TableService
+from server.service import NUDGE_AFTER, NUDGE_SECONDS, TableService
 from server.store import Keys, Store
 from server.watchdog import Watchdog
 from server.worker import Worker
@@ -53,6 +53,8 @@ class Settings:
     send_queue: int = 512
     send_timeout: float = 20.0  # seconds a replay waits for the client to take in what it was sent
     away_grace: float = 2.0
+    nudge_after: float = NUDGE_AFTER  # seconds an untimed table stands still before a seat it waits on may be nudged
+    nudge_seconds: float = NUDGE_SECONDS  # the time a nudge gives
     allowed_origins: tuple[str, ...] = ()  # browser Origins allowed to connect (empty: any)
     max_connections_per_ip: int = 256  # 0: no cap
     tables_per_minute: float = 30.0  # new tables one client address may create a minute (0: no cap)
@@ -77,7 +79,9 @@ class App:
         self.store = Store(self.redis, Keys.named(settings.key_prefix))
         self.store.on_failure = self.metrics.failed
         self.store.on_commit = self.metrics.store_commit.observe
-        self.service = TableService(self.store, self.metrics, settings.away_grace)
+        self.service = TableService(
+            self.store, self.metrics, settings.away_grace, settings.nudge_after, settings.nudge_seconds
+        )
         self.fanout = Fanout(
             self.store,
             self.redis,
@@ -111,6 +115,8 @@ class App:
             tables_per_minute=settings.tables_per_minute or None,
             open_tables=settings.open_tables_per_ip or None,
             watch_places=settings.watchers_per_ip or None,
+            nudge_after=settings.nudge_after,
+            nudge_seconds=settings.nudge_seconds,
         )
 
     def welcome(self, ref: str | None) -> Welcome:

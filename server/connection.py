@@ -43,6 +43,8 @@ from protocol.messages import (
     Leave,
     Left,
     ListTables,
+    Nudge,
+    Nudged,
     Ping,
     Pong,
     Rejected,
@@ -513,6 +515,11 @@ class Connection:
             self.reply(Started(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Resume):
             await self._resume(msg.table, msg.token, msg.last_seq, msg.ref, msg.back)
+        elif isinstance(msg, Nudge):
+            async with self._table(msg.table) as hub:
+                seq = await service.nudge(hub, msg.token, msg.seat)
+                self._caught_up(hub)
+            self.reply(Nudged(table=msg.table, seq=seq, ref=msg.ref))
 
     def _caught_up(self, hub: Hub) -> None:
         """Before the answer to a command that changed ``hub``'s table, the update it made (PROTOCOL): the hub

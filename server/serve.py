@@ -205,6 +205,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds the server waits before deciding for a seat marked away (default: %(default)s)",
     )
     parser.add_argument(
+        "--nudge-after",
+        type=cli.non_negative,
+        default=defaults.nudge_after,
+        metavar="SECONDS",
+        help="at a table without a time limit, how long it must stand still (no move) before a seated player may "
+        "nudge a seat it waits on (default: %(default)s: time for a hard decision, not for a player gone)",
+    )
+    parser.add_argument(
+        "--nudge-seconds",
+        type=cli.positive,
+        default=defaults.nudge_seconds,
+        metavar="SECONDS",
+        help="the time limit a nudge gives the decisions the table waits on; past it the rules' default is played "
+        "and the seat marked away, as at a timed table (default: %(default)s: time to come back and decide)",
+    )
+    parser.add_argument(
         "--send-queue",
         type=cli.at_least_one,
         default=defaults.send_queue,
@@ -262,6 +278,8 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
         send_queue=args.send_queue,
         send_timeout=args.send_timeout,
         away_grace=args.away_grace,
+        nudge_after=args.nudge_after,
+        nudge_seconds=args.nudge_seconds,
         allowed_origins=tuple(args.allowed_origin),
         max_connections_per_ip=args.max_connections_per_ip,
         tables_per_minute=args.tables_per_minute,

@@ -52,6 +52,11 @@ LOBBY_UPDATES = 200
 kept until the start), a ``join`` never is.  Each is logged and renews the lobby's day of life, so a client joining
 and leaving in a loop grew the table's log without end; people gathering at a table take a few dozen at most.  With
 joins refused instead, that loop locked anyone's table in seconds: listed as open, never to be filled or started."""
+NUDGE_AFTER = 120.0
+"""Seconds an untimed table stands still before a seated player may ``nudge`` a seat it waits on: long enough for
+a hard decision taken at leisure, short enough that a player who walked away does not hold three others for long."""
+NUDGE_SECONDS = 60.0
+"""Seconds a nudge gives the decisions the table waits on: a player still there, called back, has time to decide."""
 # How the table refuses a command it has already applied, when the command is sent again.
 _REFUSED_ON_RETRY = frozenset({Code.NOT_YOUR_TURN, Code.ILLEGAL_MOVE, Code.GAME_OVER, Code.STALE, Code.ALREADY_STARTED})
 
@@ -66,6 +71,14 @@ class _Seated(Exception):
 
 class _Present(Exception):
     """A seat resumed that is not away (any more): nothing to commit."""
+
+
+class _Timed(Exception):
+    """A seat nudged whose decision has a deadline already (nudged before, or away) at ``seq``: nothing moves."""
+
+    def __init__(self, seq: int) -> None:
+        super().__init__(seq)
+        self.seq = seq
 
 
 def token_digest(token: str) -> str:
@@ -130,10 +143,11 @@ def deadlines(
     actor: int | None = None,
 ) -> dict[int, float]:
     """When the server decides for each prompted seat.  A seat that waits on while another (``actor``) acts keeps
-    its deadline; any other decision is new (the actor's next step too, even a prompt equal to the last one) and
-    falls due at once for a bot, after ``grace`` for an away seat, after ``turn_seconds`` for anyone else, or
-    never without a time limit — nor while the table is paused, every person at it away (the bots play on up to
-    a person's decision): the server plays for an absent person, not a whole table of them, for ever."""
+    its deadline (a nudge's too); any other decision is new (the actor's next step too, even a prompt equal to the
+    last one) and falls due at once for a bot, after ``grace`` for an away seat (at most ``turn_seconds``), after
+    ``turn_seconds`` for anyone else, or never without a time limit — nor while the table is paused, every person
+    at it away (the bots play on up to a person's decision): the server plays for an absent person, not a whole
+    table of them, for ever."""
     out: dict[int, float] = {}
     if not meta.scheduled:
         return out
@@ -146,16 +160,27 @@ def deadlines(
             out[seat] = kept
         elif seat in meta.bots:
             out[seat] = now
+        elif seat in meta.away:
+            out[seat] = now + min(grace, meta.turn_seconds if meta.turn_seconds is not None else math.inf)
         elif meta.turn_seconds is not None:
-            out[seat] = now + (min(grace, meta.turn_seconds) if seat in meta.away else meta.turn_seconds)
+            out[seat] = now + meta.turn_seconds
     return out
 
 
 class TableService:
-    def __init__(self, store: Store, metrics: Metrics, away_grace: float = 2.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        metrics: Metrics,
+        away_grace: float = 2.0,
+        nudge_after: float = NUDGE_AFTER,
+        nudge_seconds: float = NUDGE_SECONDS,
+    ) -> None:
         self.store = store
         self.metrics = metrics
         self.away_grace = away_grace  # how long the server waits before deciding for an away seat
+        self.nudge_after = nudge_after  # how long an untimed table stands still before a seat may be nudged
+        self.nudge_seconds = nudge_seconds  # the time a nudge gives the decisions the table waits on
 
     # -- lobby -------------------------------------------------------------------------------------------
     async def create(self, msg: Create, cap: tuple[str, int] | None = None) -> str:
@@ -366,6 +391,59 @@ class TableService:
             with contextlib.suppress(_Present):
                 await self._change(hub, build)
 
+    async def nudge(self, hub: Hub, token: str, seat: int) -> int:
+        """Start a clock on ``seat``'s decision at a table without a time limit that has stood still (no update)
+        for ``nudge_after`` seconds, so that each decision it waits on has been pending that long: every seat it
+        waits on without a deadline gets ``nudge_seconds``, through the deadlines of a timed table (kept while
+        others act, the default and the away mark when it passes, nothing once the seat has acted).  Every one,
+        not the seat alone: a duel's dials then fall due together, as at a timed table, where the nudged one
+        defaulted first would show the other its bid (a dial 0).  Returns the seq of the update that set them,
+        or the table's seq when the seat has a deadline already (nudged before, or away): none moves."""
+        latest = await hub.refresh()  # (the stillness is judged on the stored record, not on a late notice)
+        logged = await self.store.batches(hub.table, latest.seq - 1, latest.seq)
+        still_since = logged[-1].at if logged else math.inf
+
+        def build(record: Record) -> Change:
+            meta = record.meta
+            if meta.status == "lobby":
+                raise ProtocolError(Code.NOT_STARTED, "the game has not started")
+            if meta.status == "over":
+                raise ProtocolError(Code.GAME_OVER, "the game is over")
+            nudger = seat_of(meta, token)
+            if seat >= meta.seats:
+                raise ProtocolError(Code.BAD_FIELD, f"seats are 0–{meta.seats - 1}")
+            if meta.turn_seconds is not None:
+                raise ProtocolError(Code.ILLEGAL_MOVE, "this table's decisions have their time limit already")
+            if seat == nudger:
+                raise ProtocolError(Code.ILLEGAL_MOVE, "you cannot nudge your own seat: decide")
+            if seat in meta.bots:
+                raise ProtocolError(Code.ILLEGAL_MOVE, f"seat {seat} is a server-run bot: it never waits")
+            prompts = hub.game.prompts(hub.game.decode_state(record.state))
+            if seat not in prompts:
+                raise ProtocolError(Code.NOT_YOUR_TURN, f"seat {seat} owes no decision now")
+            if seat in meta.deadlines:
+                raise _Timed(record.seq)
+            if meta.paused:
+                raise ProtocolError(Code.ILLEGAL_MOVE, "every player is away and the table waits: say you are back")
+            now = time.time()
+            still = now - (still_since if record.seq == latest.seq else now)  # (a newer update: it just came)
+            if still < self.nudge_after:
+                raise ProtocolError(
+                    Code.TOO_EARLY,
+                    f"the table has stood still {still:.0f} s; a seat may be nudged after {self.nudge_after:g} s",
+                )
+            due = now + self.nudge_seconds
+            new = msgspec.structs.replace(meta, deadlines={**{s: due for s in prompts}, **meta.deadlines})
+            return Change(new, record.state, Batch(seq=record.seq + 1, at=now))  # (the state, for the notices)
+
+        try:
+            seq, fresh = await self._change(hub, build)
+        except _Timed as timed:
+            return timed.seq
+        if fresh:
+            log.info("seat_nudged", table=hub.table, seat=seat, seq=seq, seconds=self.nudge_seconds)
+        return seq
+
     def _apply(self, game: Game[Any, Any, Any], record: Record, seat: int, action: Any, by: By = "player") -> Change:
         """The change ``action`` makes.  A time-out marks the seat away; the seat's own action clears that.  A
         player's action once its deadline has passed is refused ``stale``: the server's default is coming."""
@@ -379,7 +457,7 @@ class TableService:
             # applied first, a hidden bid now known, and answered it before the server decided its own)
             raise ProtocolError(Code.STALE, f"seat {seat}'s time is up: the server decides for it")
         state = game.decode_state(record.state)
-        before = game.prompts(state) if meta.scheduled else {}
+        before = game.prompts(state) if meta.deadlines else {}  # (only a deadline set may be kept)
         try:
             events = game.apply(state, seat, action)
         except IllegalAction as exc:

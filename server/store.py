@@ -12,10 +12,10 @@ Every change is one ``EVALSHA`` of ``_COMMIT``: compare ``seq`` (the table's ver
 append the batch, record the command, refresh the expiry and ``PUBLISH`` the ``Notice`` on the table's channel,
 all atomically — so a change is persisted before any process sends a byte of it.  The script builds the notice
 itself, and only when another process listens on the channel (``PUBSUB NUMSUB``): the process that commits
-delivers to its own followers, so a table played on one process costs no notice at all.  For a table with deadlines
-(a time limit or server-run bots) the same step sets its entry in ``due`` (``server/schedule.py``), so the
-schedule always matches the committed record: that one global key is why the store wants a single Redis (or
-primary), not a Cluster.
+delivers to its own followers, so a table played on one process costs no notice at all.  For a table in play (its
+deadlines: a time limit's, server-run bots', a nudge's) the same step sets its entry in ``due``
+(``server/schedule.py``), so the schedule always matches the committed record: that one global key is why the
+store wants a single Redis (or primary), not a Cluster.
 
 Every table is stamped with the ``STORE_FORMAT`` of the server that last wrote it, and a server refuses (``TooNew``)
 to read or write one stamped newer than its own: after a rollback an older server neither misreads what a newer
@@ -214,8 +214,9 @@ class TableMeta(msgspec.Struct, kw_only=True):
 
     @property
     def scheduled(self) -> bool:
-        """Whether the table can ever have deadlines (and so an entry in ``Keys.due``)."""
-        return self.turn_seconds is not None or bool(self.bots)
+        """Whether the server may decide for a seat of the table now or at its next change: a time limit,
+        server-run bots, a deadline already set (a nudge's, ``service.nudge``) or a seat away."""
+        return self.turn_seconds is not None or bool(self.bots) or bool(self.deadlines) or bool(self.away)
 
     @property
     def paused(self) -> bool:
@@ -613,8 +614,8 @@ class Store:
         ]
         due = meta.due()
         listed = batch.status is not None and not meta.private  # (status "playing": the start; "over": the end)
-        if meta.scheduled or listed:
-            keys.append(self.keys.due)  # (a table without deadlines is never in it: its removal changes nothing)
+        if meta.status != "lobby":  # (any table in play may have a deadline, a nudge's; a lobby never has)
+            keys.append(self.keys.due)
             args += [table, repr(due) if due is not None else ""]
         if listed:
             keys.append(self.keys.playing)

@@ -59,11 +59,13 @@ async def test_commit_claim_settle(client: aioredis.Redis) -> None:
     assert await schedule.settle(table, lease, None)
     assert await client.zscore(NO_PREFIX.due, table) is None
 
-    # the game ends (no deadlines): the commit removes the entry; an untimed table never gets one
+    # the game ends (no deadlines): the commit removes the entry; an untimed table has one only while a nudge's
+    # deadline is set, and the commit that drops the deadline (its seat acted) removes it
     await commit(store, table, 2, playing)
     await commit(store, table, 3, msgspec.structs.replace(playing, status="over", deadlines={}))
     assert await client.zscore(NO_PREFIX.due, table) is None
     untimed = "sched-" + secrets.token_hex(4)
     await store.create(untimed, msgspec.structs.replace(meta, turn_seconds=None))
-    await commit(store, untimed, 0, msgspec.structs.replace(playing, turn_seconds=None))
-    assert await client.zscore(NO_PREFIX.due, untimed) is None
+    for seq, deadlines in enumerate([{}, {1: now + 9.0}, {}]):
+        await commit(store, untimed, seq, msgspec.structs.replace(playing, turn_seconds=None, deadlines=deadlines))
+        assert await client.zscore(NO_PREFIX.due, untimed) == (deadlines[1] if deadlines else None)

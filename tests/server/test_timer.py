@@ -6,11 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import random
 import time
 from typing import Any
 
-import msgspec
 import pytest
 import redis
 
@@ -18,7 +16,7 @@ from clients.sdk import Client
 from protocol.messages import Events, ServerMsg, Snapshot
 from server.store import NO_ACTION, NO_PREFIX, Batch, decode_batch, decode_meta
 from tests.server.conftest import ServerFactory
-from tests.server.drive import stored_seq
+from tests.server.drive import stored_seq, to_a_duel
 from tests.server.players import close, seat_players
 
 
@@ -189,8 +187,6 @@ async def test_a_seat_whose_time_is_up_acts_no_more(start_server: ServerFactory,
     the server's own decision for it and was accepted (9 duels of 9 on this machine): a hidden bid learnt, and
     answered.  Once its deadline has passed a seat's act is refused, and the server's default stands.  (Here the
     server's time-outs are held back, so the act surely comes between the deadline and the server's decision.)"""
-    from engine.mansion.actions import Collect, Duel, EndTurn, Move
-    from tests.server.drive import GAME, stored_state
     from tests.server.test_hidden_frames import tap
 
     server = start_server()
@@ -200,20 +196,7 @@ async def test_a_seat_whose_time_is_up_acts_no_more(start_server: ServerFactory,
     tokens = [(await t.ask(type="join", table=table, name=f"P{i}", seat=i))["token"] for i, t in enumerate(seats)]
     await seats[1].ask(type="start", table=table, token=tokens[1])
     try:
-        while True:  # play until seats 0 and 1 duel: a duel whenever legal, else a collect, a move to the other …
-            seq, state = stored_seq(sync_redis, table), GAME.decode_state(stored_state(sync_redis, table))
-            assert GAME.result(state) is None, "no duel in a whole game"
-            prompts = GAME.prompts(state)
-            if set(prompts) == {0, 1}:
-                break
-            seat = min(prompts)
-            legal = GAME.legal_actions(state, seat)
-            rnd, towards = random.Random(seq), Move(state.pos[1 - seat])
-            action = min(legal, key=lambda a: (
-                not isinstance(a, Duel), not isinstance(a, Collect), a != towards, isinstance(a, EndTurn), rnd.random()
-            ))  # fmt: skip
-            act = {"type": "act", "table": table, "token": tokens[seat], "cmd": f"m{seq}", "seq": seq}
-            await seats[seat].ask(**act, action=msgspec.to_builtins(action))
+        seq = await to_a_duel(sync_redis, table, seats, tokens)
         sync_redis.zadd(NO_PREFIX.due, {table: "+inf"})  # the server's time-outs held back
         deadline = decode_meta(sync_redis.hget(NO_PREFIX.record(table), "meta")).deadlines[1]
         await asyncio.sleep(deadline - time.time() + 0.05)
