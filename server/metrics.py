@@ -156,7 +156,7 @@ class Metrics:
         )
         self.scheduled = Gauge(
             "hauntd_scheduled_tables",
-            "Tables in the schedule of deadlines (playing with a time limit or server-run bots)",
+            "Tables in the schedule of deadlines (playing with a time limit, server-run bots or a nudge)",
             registry=self.registry,
             multiprocess_mode="mostrecent",
         )

@@ -164,6 +164,17 @@ function drawPage() {
     showTargets(board);
   }
   tickDeadlines();
+  redrawForNudges(table);
+}
+
+let nudgeTimer = null;
+
+/** Draw the table again when a seat it waits on becomes one to nudge (its button comes beside it). */
+function redrawForNudges(table) {
+  clearTimeout(nudgeTimer);
+  const after = state.welcome?.limits?.nudge_after;
+  const ats = table.seats.map((s) => table.nudgeAt(s.seat, after)).filter((at) => at !== null && at > performance.now());
+  if (ats.length) nudgeTimer = setTimeout(render, Math.min(...ats) - performance.now() + 50);
 }
 
 /** How far to scroll a phone's wide board to centre ``el`` in its box (first the player's own house or pawn). */
@@ -447,6 +458,21 @@ const tableHandlers = {
       if (err.code !== "limit") return showError(err);
       table.error = () => t("table.seat_kept"); // its lobby's 200 seat changes are spent: seats are kept until the start
       render();
+    }
+  },
+  /** The server's nudges (``limits``): after how long a seat may be nudged, and the time that gives it. */
+  get nudging() {
+    const limits = state.welcome?.limits;
+    return limits?.nudge_after == null ? null : { after: limits.nudge_after, seconds: limits.nudge_seconds };
+  },
+  /** Start a clock on ``seat``'s decision: the update that sets it shows its countdown. */
+  async nudge(seat) {
+    const table = state.table;
+    table.error = null;
+    try {
+      await conn.request({ type: "nudge", table: table.id, token: table.token, seat });
+    } catch (err) {
+      showError(err);
     }
   },
   /** The player says they are here again: their seat is no longer away (and a table waiting for everyone goes on). */

@@ -206,7 +206,15 @@ function choicesPanel(renderer, ctx) {
   );
 }
 
-function seatsPanel(renderer, ctx, table) {
+/** The way to start a clock on a seat that has kept an untimed table waiting (``TableState.nudgeAt``). */
+function nudgeButton(table, seat, handlers) {
+  const at = table.nudgeAt(seat, handlers.nudging?.after);
+  if (at === null || performance.now() < at) return null;
+  const title = t("table.nudge_help", { seconds: handlers.nudging.seconds });
+  return h("button", { class: "nudge", disabled: table.offline, title, onclick: () => handlers.nudge(seat) }, t("table.nudge"));
+}
+
+function seatsPanel(renderer, ctx, table, handlers) {
   const owed = new Set(table.prompts.map((p) => p.seat));
   // each person's pending decision with its time left (prompts are public); a bot's falls due at once
   const due = new Map(table.prompts.filter((p) => p.due !== undefined).map((p) => [p.seat, p.due]));
@@ -227,6 +235,7 @@ function seatsPanel(renderer, ctx, table) {
           seat.seat === ctx.me ? h("span", { class: "badge you" }, t("table.you")) : null,
           seat.away ? h("span", { class: "badge away", title: t("table.away_help") }, t("table.away")) : null,
           due.has(seat.seat) && !seat.bot ? h("span", { class: "badge deadline", dataset: { due: String(due.get(seat.seat)) } }) : null,
+          nudgeButton(table, seat.seat, handlers),
         ),
         ctx.view ? renderer.seat(ctx, seat.seat) : null,
       ),
@@ -353,7 +362,7 @@ export function renderTable(renderer, table, handlers) {
       { class: "side" },
       promptPanel(renderer, ctx, table, handlers),
       ...renderer.panels(ctx),
-      seatsPanel(renderer, ctx, table),
+      seatsPanel(renderer, ctx, table, handlers),
       choicesPanel(renderer, ctx),
       logPanel(renderer, ctx, table),
     ),

@@ -51,6 +51,8 @@ export class TableState {
     this.refreshing = false;
     this.lastRefresh = 0;
     this.refreshTimer = null;
+    this.timed = false; // the table has a time limit (``turn_seconds``): nobody is nudged
+    this.stillSince = performance.now(); // when its last update came (as far as this page knows, on its own clock)
   }
 
   get seated() {
@@ -95,7 +97,9 @@ export class TableState {
     this.secretCommitment ??= msg.secret_commitment || null;
     this.bots ??= msg.seats.map((s) => Boolean(s.bot));
     this.seats = msg.seats;
+    this.timed = msg.turn_seconds != null;
     if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
+    if (msg.seq > this.seq) this.stillSince = performance.now();
     if (msg.seq >= this.seq) {
       this.seq = msg.seq;
       this.status = msg.status;
@@ -119,6 +123,7 @@ export class TableState {
     if (msg.seq <= this.seq && this.logStartSeq !== null) return false; // already seen
     if (this.logStartSeq === null) this.logStartSeq = msg.seq - 1;
     this.seq = msg.seq;
+    this.stillSince = performance.now();
     if (msg.seats) this.seats = msg.seats;
     if (msg.status === "over") this.over();
     else if (msg.status) this.status = msg.status;
@@ -146,6 +151,16 @@ export class TableState {
     this.legal = msg.legal || [];
     this.promptSeq = msg.seq;
     return this.stale;
+  }
+
+  /** When (``performance.now()`` ms) this page's player may nudge ``seat``, the table having stood still ``after``
+   * seconds (the server's ``limits.nudge_after``; none: a server that takes no nudge), or null: never, as things
+   * are (a timed table, one's own seat, a bot's, a seat owing nothing or timed already, every player away). */
+  nudgeAt(seat, after) {
+    if (after == null || this.timed || !this.seated || seat === this.seat || this.status !== "playing") return null;
+    const prompt = this.prompts.find((p) => p.seat === seat);
+    if (!prompt || prompt.due !== undefined || this.seats[seat]?.bot || this.seats.every((s) => s.bot || s.away)) return null;
+    return this.stillSince + after * 1000;
   }
 
   /** An action waiting for its outcome is done once the view has caught up with it. */

@@ -67,6 +67,7 @@ SERVER_MESSAGES: dict[str, Shape] = {
     "joined": ({"table": STR, "seat": INT, "token": STR, "seq": INT}, {"ref": STR}),
     "left": ({"table": STR, "seq": INT}, {"ref": STR}),
     "started": ({"table": STR, "seq": INT}, {"ref": STR}),
+    "nudged": ({"table": STR, "seq": INT}, {"ref": STR}),
     "accepted": ({"table": STR, "cmd": STR, "seq": INT}, {"ref": STR}),
     "rejected": ({"table": STR, "cmd": STR, "code": STR, "message": STR}, {"ref": STR}),
     "events": (
@@ -105,7 +106,14 @@ SERVER_MESSAGES: dict[str, Shape] = {
 GAME_INFO: Shape = ({"name": STR, "title": STR, "min_seats": INT, "max_seats": INT}, {})
 LIMITS: Shape = (
     {"max_frame_bytes": INT, "messages_per_second": NUM, "burst": INT, "max_tables_per_connection": INT},
-    {"idle_seconds": NUM, "tables_per_minute": NUM, "open_tables": INT, "watch_places": INT},
+    {
+        "idle_seconds": NUM,
+        "tables_per_minute": NUM,
+        "open_tables": INT,
+        "watch_places": INT,
+        "nudge_after": NUM,
+        "nudge_seconds": NUM,
+    },
 )
 TABLE_INFO: Shape = (  # as schema.json gives it: what a game in play adds is optional there
     {"table": STR, "game": STR, "seats": INT, "taken": INT, "status": STR},
@@ -125,7 +133,7 @@ ERROR_CODES = frozenset(
     {
         "malformed", "unknown_type", "bad_field", "version", "auth", "not_your_turn", "illegal_move", "stale",
         "table_full", "not_found", "already_started", "not_started", "game_over", "bad_option", "rate_limited",
-        "too_large", "limit", "busy", "internal",
+        "too_large", "limit", "busy", "internal", "too_early",
     }
 )  # fmt: skip
 STATUSES = frozenset({"lobby", "playing", "over"})

@@ -113,6 +113,8 @@ async def test_welcome_and_ping(net: Net) -> None:
         "tables_per_minute": 30.0,
         "open_tables": 20,
         "watch_places": 20,
+        "nudge_after": 120.0,
+        "nudge_seconds": 60.0,
     }
     again = await client.request({"type": "hello", "version": 1, "ref": "h2"})  # a second hello: welcomed again
     assert again == {**welcome, "ref": "h2"}
@@ -138,7 +140,7 @@ async def test_the_documents_examples_are_valid(net: Net) -> None:
                 msg["view"].pop("...", None)
             check_frame(msg)
     assert seen == {
-        "welcome", "tables", "created", "joined", "left", "started", "accepted", "rejected", "events",
+        "welcome", "tables", "created", "joined", "left", "started", "nudged", "accepted", "rejected", "events",
         "snapshot", "game_over", "pong", "error",
     }  # fmt: skip
 
@@ -169,7 +171,7 @@ async def test_the_documents_requests_work(net: Net) -> None:
         if reply["type"] == "joined" and token is None:
             token = reply["token"]
     assert {m["type"] for m in examples} == {
-        "hello", "create", "list", "join", "leave", "watch", "start", "act", "resume", "ping",
+        "hello", "create", "list", "join", "leave", "watch", "start", "act", "resume", "ping", "nudge",
     }  # fmt: skip
 
 
@@ -833,6 +835,9 @@ async def test_play_refusals_leave_the_table_unchanged(net: Net) -> None:
         ({"type": "join", "table": table, "name": "late"}, "already_started"),
         ({"type": "leave", "table": table, "token": mover.token}, "already_started"),
         ({"type": "start", "table": table, "token": mover.token}, "already_started"),
+        ({"type": "nudge", "table": table, "token": mover.token, "seat": mover.seat}, "illegal_move"),  # one's own
+        ({"type": "nudge", "table": table, "token": mover.token, "seat": 2}, "bad_field"),  # no such seat
+        *[({"type": "nudge", "table": table, "token": p.token, "seat": mover.seat}, "too_early") for p in waiting],
     ]:
         reply = await mover.client.request(msg)
         assert reply["type"] == "error" and reply["code"] == code, (msg, reply)

@@ -182,6 +182,10 @@ async def test_action_errors_leave_the_state_unchanged(
         outcome = await client.act(table, act, **extra)
         assert outcome.code == code, (act, outcome)  # type: ignore[union-attr]
         assert table_bytes(sync_redis, table) == before
+    with pytest.raises(ServerError) as early:  # a nudge of the seat just prompted (the server's nudge_after: 120 s)
+        await waiting.client.nudge(table, seat)
+    assert early.value.code == Code.TOO_EARLY
+    assert table_bytes(sync_redis, table) == before
     forged = Client(players[0].client.url)
     await forged.connect()
     forged.seats[table] = dataclasses.replace(players[seat].client.seats[table], token="x" * 22)

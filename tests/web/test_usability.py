@@ -766,6 +766,34 @@ async def test_a_seat_that_let_its_time_run_out_is_told_so(page: Any, server: Se
     await page.wait_for_selector("#prompt .away-note", state="detached", timeout=5000)
 
 
+@pytest.mark.parametrize("server_args", [["--nudge-after", "2", "--nudge-seconds", "3"]])
+async def test_a_player_who_walked_away_can_be_nudged(page: Any, server: ServerProcess) -> None:
+    """An untimed table waits on Bob, who walked away: once it has stood still for the server's ``nudge_after``, a
+    "Nudge" button comes beside his seat (not before, nor beside one's own); clicked, his seat shows the countdown the
+    page shows for any deadline, and when it runs out the server plays for him and he is away."""
+    async with Client(server.url, client="web-test-creator") as creator:
+        table = await creator.create("spook", 2)
+    (bob,) = await seat_sdk_players(server, table, 1)  # seat 0: his draw comes first, and he never makes it
+    try:
+        await page.fill("#player-name", "Ada")
+        await page.fill(".by-id input", table)
+        await page.click(".by-id button.primary")
+        await page.click("#start:not([disabled])")
+        await page.wait_for_selector("#seats .seat-row[data-seat='0'].owes")
+        assert await page.query_selector("#seats button.nudge") is None  # too early
+        nudge = await page.wait_for_selector("#seats .seat-row[data-seat='0'] button.nudge", timeout=5000)
+        assert await page.query_selector("#seats .seat-row.me button.nudge") is None
+        await screenshot(page, "nudge")
+        await nudge.click()
+        countdown = await page.wait_for_selector("#seats .seat-row[data-seat='0'] .badge.deadline", timeout=5000)
+        assert re.fullmatch(r"[1-3] s left", await countdown.inner_text()), await countdown.inner_text()
+        assert await page.query_selector("#seats button.nudge") is None  # his decision is timed now
+        await page.wait_for_selector("#seats .seat-row[data-seat='0'] .badge.away", timeout=10000)
+        assert "Spirit 1 ran out of time" in await page.inner_text("#log")
+    finally:
+        await bob.client.close()
+
+
 async def test_each_default_played_for_an_away_seat_is_logged(page: Any, server: ServerProcess) -> None:
     """Once a seat is away no seating change marks the server's next defaults for it: the log still names each one
     (the update's ``timeout``), so the player coming back reads why their pieces moved."""

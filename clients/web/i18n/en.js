@@ -75,6 +75,8 @@ export default {
   "table.you_are_away": "Your time ran out: until you act or say you are back, the server decides for you after a few seconds.",
   "table.all_away": "Your time ran out and every player is away: the game waits until one of you is back.",
   "table.im_back": "I'm back",
+  "table.nudge": "Nudge",
+  "table.nudge_help": "This player keeps the table waiting: give them {seconds} s to decide, after which the server decides for them.",
   "table.and": " and ",
 
   "log.title": "What happened",
@@ -112,6 +114,7 @@ export default {
   "error.already_started": "This game has already started.",
   "error.not_started": "The game has not started (every seat must be taken first).",
   "error.game_over": "The game is over.",
+  "error.too_early": "Too early to nudge: the table has not been waiting long enough.",
   "error.not_your_turn": "It is not your turn.",
   "error.illegal_move": "The rules do not allow that now.",
   "error.auth": "This seat is not yours.",

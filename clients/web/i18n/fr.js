@@ -75,6 +75,8 @@ export default {
   "table.you_are_away": "Votre temps s'est écoulé : jusqu'à ce que vous jouiez ou signaliez votre retour, le serveur décide pour vous au bout de quelques secondes.",
   "table.all_away": "Votre temps s'est écoulé et tous les joueurs sont absents : la partie attend le retour de l'un de vous.",
   "table.im_back": "Je suis là",
+  "table.nudge": "Relancer",
+  "table.nudge_help": "Ce joueur fait attendre la table : lui donner {seconds} s pour décider, après quoi le serveur décide à sa place.",
   "table.and": " et ",
 
   "log.title": "Ce qui s'est passé",
@@ -112,6 +114,7 @@ export default {
   "error.already_started": "Cette partie a déjà commencé.",
   "error.not_started": "La partie n'a pas commencé (toutes les places doivent d'abord être prises).",
   "error.game_over": "La partie est terminée.",
+  "error.too_early": "Trop tôt pour relancer : la table n'attend pas depuis assez longtemps.",
   "error.not_your_turn": "Ce n'est pas à vous de jouer.",
   "error.illegal_move": "Les règles ne le permettent pas maintenant.",
   "error.auth": "Cette place n'est pas la vôtre.",
