@@ -71,7 +71,7 @@ async def test_a_nudge_times_the_decision_then_the_default_and_the_away_mark_com
         timed_out = await next_of(spectator, Events, lambda m: m.timeout is not None, seconds=5)
         assert timed_out.seq == seq + 2 and timed_out.timeout == 0
         assert timed_out.seats is not None and timed_out.seats[0].away
-        assert logged(sync_redis, table)[seq + 1].at - nudged.at == pytest.approx(1.0, abs=0.3)
+        assert 1.0 <= logged(sync_redis, table)[seq + 1].at - nudged.at < 2.0  # at the deadline, not before
         waiting = await next_of(
             spectator, Events, lambda m: any(p.seat == 1 for p in m.prompts or []), seconds=10
         )  # seat 0's turn defaulted step by step at the grace, then seat 1's own, untimed
@@ -79,7 +79,7 @@ async def test_a_nudge_times_the_decision_then_the_default_and_the_away_mark_com
         batches = logged(sync_redis, table)[seq + 1 : waiting.seq]
         assert all(b.timeout and b.seat == 0 for b in batches) and len(batches) >= 2
         for earlier, later in itertools.pairwise(batches):
-            assert later.at - earlier.at == pytest.approx(0.2, abs=0.15)  # the away seat's grace
+            assert 0.2 <= later.at - earlier.at < 1.0  # the away seat's grace (not the nudge's second again)
         assert stored_meta(sync_redis, table).deadlines == {}
     finally:
         await spectator.close()
@@ -115,12 +115,13 @@ async def test_a_nudge_outlives_a_restart(start_server: ServerFactory, sync_redi
     assert await players[1].client.nudge(table, 0) == seq + 1
     first.kill()  # kill -9: the deadline is only in the store now
     await close(players)
-    assert sync_redis.zscore(NO_PREFIX.due, table) == pytest.approx(stored_meta(sync_redis, table).deadlines[0])
+    deadline = stored_meta(sync_redis, table).deadlines[0]
+    assert sync_redis.zscore(NO_PREFIX.due, table) == pytest.approx(deadline)
     start_server(*NUDGE)
     await wait_for_seq(sync_redis, table, seq + 2)
     defaulted = logged(sync_redis, table)[seq + 1]
     assert defaulted.timeout and defaulted.seat == 0
-    assert defaulted.at - logged(sync_redis, table)[seq].at == pytest.approx(1.0, abs=0.5)
+    assert deadline <= defaulted.at < deadline + 15  # at the deadline, or once a process is there to see it passed
     assert stored_meta(sync_redis, table).away == [0]
     assert [b.seq for b in logged(sync_redis, table)] == list(range(1, stored_seq(sync_redis, table) + 1))
 
