@@ -22,6 +22,7 @@ class Code(StrEnum):
     NOT_STARTED = "not_started"  # act before the game started, or start with a seat still free
     GAME_OVER = "game_over"  # act after the game ended
     TOO_EARLY = "too_early"  # a nudge before the table has stood still for the server's nudge_after seconds
+    NOT_OVER = "not_over"  # rematch of a table whose game is not over
     BAD_OPTION = "bad_option"  # unknown game, bad seat count or bad table option
     RATE_LIMITED = "rate_limited"  # too many messages per second
     TOO_LARGE = "too_large"  # frame over the size limit (the connection is then closed)

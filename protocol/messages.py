@@ -149,6 +149,17 @@ class Resume(ClientMessage, tag="resume"):
     back: bool = False
 
 
+class Rematch(ClientMessage, tag="rematch"):
+    """Play again: the seat ``token`` holds at finished table ``table`` asks for its rematch, a new table of the
+    same game, options, time limit and privacy, with server-run bots in the seats bots held.  The first ask makes
+    it, every later one (any seat, any process) gets the same one: answered ``rematched``.  The asker then takes a
+    seat there with ``join`` (its old seat, say), as everyone does: its nonce leaves once it has seen the new
+    table's secret commitment (M30)."""
+
+    table: TableId
+    token: Token
+
+
 class Ping(ClientMessage, tag="ping"):
     pass
 
@@ -162,7 +173,7 @@ class Nudge(ClientMessage, tag="nudge"):
     seat: Annotated[int, msgspec.Meta(ge=0)]
 
 
-ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | Resume | Ping | Nudge
+ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | Resume | Rematch | Ping | Nudge
 
 
 # -- server → client --------------------------------------------------------------------------------------
@@ -334,7 +345,8 @@ class Snapshot(ServerMessage, tag="snapshot"):
     """The whole table as your audience may see it, as of ``seq``; ``seat`` is absent for a spectator,
     ``view`` until the game starts.  ``secret_commitment`` (from the creation on) commits to the table's secret,
     ``commitment`` (from the start on) to the seed derived from it and the seats' nonces (M30).  ``time`` as in
-    ``Events``."""
+    ``Events``.  ``rematch``, ``rematch_seat``: a finished table's rematch and the seat that asked for it (as in
+    ``rematched``; a private table's only to its seats)."""
 
     table: str
     game: str
@@ -350,6 +362,8 @@ class Snapshot(ServerMessage, tag="snapshot"):
     prompts: list[PromptInfo] = []
     legal: list[Any] = []
     time: float | None = None
+    rematch: str | None = None
+    rematch_seat: int | None = None
     ref: str | None = None
 
 
@@ -364,6 +378,17 @@ class GameOver(ServerMessage, tag="game_over"):
     result: Any
     secret: str | None = None
     nonces: list[str] | None = None
+
+
+class Rematched(ServerMessage, tag="rematched"):
+    """Finished table ``table`` has a rematch, table ``rematch``, which seat ``seat`` asked for first: the answer
+    to a ``rematch`` (with its ``ref``), and sent once, unasked, to every connection that followed ``table`` to
+    its end (a private table's seats only).  ``join`` it to play again."""
+
+    table: str
+    rematch: str
+    seat: int
+    ref: str | None = None
 
 
 class Pong(ServerMessage, tag="pong"):
@@ -394,6 +419,7 @@ ServerMsg = (
     | Events
     | Snapshot
     | GameOver
+    | Rematched
     | Pong
     | Error
 )

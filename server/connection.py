@@ -48,6 +48,8 @@ from protocol.messages import (
     Ping,
     Pong,
     Rejected,
+    Rematch,
+    Rematched,
     Resume,
     Start,
     Started,
@@ -127,6 +129,7 @@ class Connection:
         self.follows: dict[str, Hub] = {}
         self.created: set[str] = set()  # tables it created and does not follow (the limit counts them too)
         self.watching: set[str] = set()  # tables whose place as a spectator its address holds (``Guard.may_watch``)
+        self.finished: Hub | None = None  # the last table it followed to the end, kept to hear of its rematch
         self.greeted = False
         self.views = False  # its hello asked for its view with every update (``Hub.show_views``)
         self.dead = False
@@ -274,10 +277,11 @@ class Connection:
             pass
         finally:
             self.dead = True
-            for hub in self.follows.values():
+            for hub in [*self.follows.values(), *([self.finished] if self.finished else [])]:
                 hub.detach(self)
                 self.app.fanout.release(hub)
             self.follows.clear()
+            self.finished = None
             for table in list(self.watching):
                 self._watch_ended(table)
             if self.queue.empty() or writer.done():
@@ -398,9 +402,20 @@ class Connection:
     def done(self, hub: Hub) -> None:
         """``hub`` has nothing more for this connection (its game is over, or the table gone, and the client was
         told): stop following it, so a client playing game after game on one connection holds only the tables in
-        play, against its limit and in the server's memory."""
-        if self.follows.get(hub.table) is hub:
+        play, against its limit, and in the server's memory the last one it saw end (``finished``), to hear of
+        that one's rematch (``Hub.rematched``)."""
+        if self.follows.get(hub.table) is not hub:
+            return
+        if self.dead or hub.gone:
             self._unfollow(hub.table)
+            return
+        del self.follows[hub.table]  # (its reference moves to ``finished``)
+        self._watch_ended(hub.table)  # (hearing of a rematch takes no place as a spectator)
+        kept, self.finished = self.finished, hub
+        if kept is not None:
+            if kept is not hub:
+                kept.detach(self)
+            self.app.fanout.release(kept)
 
     def _unfollow(self, table: str) -> None:
         hub = self.follows.pop(table, None)
@@ -408,6 +423,14 @@ class Connection:
             hub.detach(self)
             self.app.fanout.release(hub)
         self._watch_ended(table)
+
+    def _may_create(self) -> None:
+        """A table may be created for this connection: its limit (``_check_limit``) and its address's budget of new
+        tables (``Guard.may_create``, ``rate_limited``)."""
+        self._check_limit()
+        if not self.app.guard.may_create(self.client):
+            per_minute = self.app.guard.tables_per_minute
+            raise ProtocolError(Code.RATE_LIMITED, f"at most {per_minute:g} new tables a minute from one address")
 
     def _check_limit(self) -> None:
         """At most ``max_tables`` tables followed (games not over) and created but not followed, at once."""
@@ -478,10 +501,7 @@ class Connection:
         elif isinstance(msg, Ping):
             self.reply(Pong(time=time.time(), ref=msg.ref))
         elif isinstance(msg, Create):
-            self._check_limit()
-            if not self.app.guard.may_create(self.client):
-                per_minute = self.app.guard.tables_per_minute
-                raise ProtocolError(Code.RATE_LIMITED, f"at most {per_minute:g} new tables a minute from one address")
+            self._may_create()
             table = await service.create(msg, self.app.guard.open_cap(self.client))
             self.noted = True
             self.created.add(table)
@@ -520,6 +540,17 @@ class Connection:
                 seq = await service.nudge(hub, msg.token, msg.seat)
                 self._caught_up(hub)
             self.reply(Nudged(table=msg.table, seq=seq, ref=msg.ref))
+        elif isinstance(msg, Rematch):
+            await self._rematch(msg)
+
+    async def _rematch(self, msg: Rematch) -> None:
+        """Play again: the finished table's rematch, made by the first seat to ask (who spends a create, within
+        its limits) and found by the others."""
+        async with self._table(msg.table) as hub:
+            seat = await _seat(hub, msg.token)
+            made = await self.app.service.rematch(hub, seat, self.app.guard.open_cap(self.client), self._may_create)
+        self.noted = True
+        self.reply(Rematched(table=msg.table, rematch=made.table, seat=made.seat, ref=msg.ref))
 
     def _caught_up(self, hub: Hub) -> None:
         """Before the answer to a command that changed ``hub``'s table, the update it made (PROTOCOL): the hub

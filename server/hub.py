@@ -29,12 +29,13 @@ from engine.contract import Game
 from engine.registry import get_game
 from protocol import codec
 from protocol.errors import Code, ProtocolError
-from protocol.messages import Error, Events, GameOver, PromptInfo, Snapshot
+from protocol.messages import Error, Events, GameOver, PromptInfo, Rematched, Snapshot
 from server.store import (
     NO_EVENTS,
     Batch,
     Missing,
     Record,
+    Rematch,
     Store,
     TableMeta,
     TooNew,
@@ -119,6 +120,8 @@ class Hub:
         # latest: the newest record known here (ahead of ``seq`` right after a local commit)
         self.latest = record
         self.gone = False  # the table is no longer in the store (``lost``): this hub is done
+        self.rematch = record.rematch  # a finished table's rematch, once it has one
+        self.after: dict[Follower, Audience] = {}  # followers let go at the end, to be told of its rematch
         self.on_gone: Callable[[Hub], None] | None = None  # told once, when the table is found gone (``Fanout``)
 
     # -- the latest record, for commands -----------------------------------------------------------------
@@ -170,6 +173,7 @@ class Hub:
         self.followers.clear()
         self.holders.clear()
         self.viewers.clear()
+        self.after.clear()
         if stored is None:
             log.info("table_gone", table=self.table, seq=self.seq, followers=len(followers))
             why = "it expired, or its store lost it"  # (a store restarted without persistence loses every table)
@@ -251,9 +255,9 @@ class Hub:
             for batch in backlog:
                 conn.send(self._events_frame(batch, audience, self._full_events(batch)))
             conn.send(self._snapshot_frame(audience, ref))
-            if over:  # nothing more will come: the connection need not follow it
+            if over:  # nothing more will come: the connection need not follow it, but for its rematch
                 conn.send(self._game_over_frame())
-                conn.done(self)
+                self._let_go(conn, audience)
 
     async def _replay(self, conn: Follower, audience: Audience, after: int, holder: str | None) -> int | None:
         """Send the updates after ``after`` delivered here, read a page at a time, each once ``conn`` has sent
@@ -286,6 +290,28 @@ class Hub:
         self.followers.pop(conn, None)
         self.holders.pop(conn, None)
         self.viewers.discard(conn)
+        self.after.pop(conn, None)
+
+    def _let_go(self, conn: Follower, audience: Audience) -> None:
+        """The game is over and ``conn`` was sent its end: it follows no more, but hears of the table's rematch
+        (``rematched``) while it keeps the hub (``Follower.done``)."""
+        self.detach(conn)
+        self.after[conn] = audience
+        conn.done(self)
+
+    def rematched(self, rematch: Rematch) -> None:
+        """The finished table has its rematch: tell every follower let go at the end, once.  A private table's
+        goes to its seats only (our ruling: its id is an invitation; a public one's, which anyone may watch, to its
+        spectators too).  Nothing hidden: two ids and a seat."""
+        if self.rematch is not None and self.rematch != rematch:
+            return  # (the store keeps the first: a second one cannot be)
+        first, self.rematch = self.rematch is None, rematch
+        if not first:
+            return
+        frame = codec.encode(Rematched(table=self.table, rematch=rematch.table, seat=rematch.seat))
+        for conn, audience in list(self.after.items()):
+            if audience is not None or not self.meta.private:
+                conn.send(frame)
 
     def show_views(self, conn: Follower, views: bool) -> None:
         """Whether follower ``conn`` gets its audience's view with every update that has prompts and with the last
@@ -378,8 +404,7 @@ class Hub:
             for frame in frames[audience]:
                 conn.send(frame)
             if tail:  # the game is over: nothing more will come, so its followers let it go
-                self.detach(conn)
-                conn.done(self)
+                self._let_go(conn, audience)
         if spectators:
             if not self.behind:
                 asyncio.get_running_loop().call_soon(self.catch_up_spectators)
@@ -394,8 +419,7 @@ class Hub:
                 for frame in frames:
                     conn.send(frame)
                 if over:
-                    self.detach(conn)
-                    conn.done(self)
+                    self._let_go(conn, None)
 
     # -- frames ------------------------------------------------------------------------------------------
     def _full_events(self, batch: Batch) -> list[Any]:
@@ -448,6 +472,7 @@ class Hub:
     def _snapshot_frame(self, audience: Audience, ref: str | None) -> bytes:
         meta = self.meta
         prompts = self._prompts()
+        rematch = self.rematch if audience is not None or not meta.private else None  # (``rematched``)
         return codec.encode(
             Snapshot(
                 table=self.table,
@@ -464,6 +489,8 @@ class Hub:
                 prompts=prompts,
                 legal=self._legal(audience),
                 time=clock(prompts),
+                rematch=rematch.table if rematch else None,
+                rematch_seat=rematch.seat if rematch else None,
                 ref=ref,
             )
         )
@@ -632,6 +659,9 @@ class Fanout:
             notice = decode_notice(data)
             if notice.origin and notice.origin == self.store.origin:
                 return  # this process made the change and delivers it itself
+            if notice.rematch:
+                hub.rematched(Rematch(notice.rematch, notice.rematch_seat))
+                return
             readable(hub.table, notice.format)  # (a newer hauntd's: not delivered from here)
             batch = decode_batch(notice.batch)
             record = Record(batch.seq, decode_meta(notice.meta), notice.state)

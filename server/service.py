@@ -30,7 +30,7 @@ from protocol.messages import Act, Create, Join, TableInfo
 from server.bots import bot_action, check_strategy
 from server.hub import Hub, Live
 from server.metrics import Metrics
-from server.store import Batch, Conflict, Crowded, Missing, Record, Store, TableMeta, encode
+from server.store import Batch, Conflict, Crowded, Missing, Record, Rematch, Source, Store, TableMeta, encode
 
 log = structlog.get_logger("hauntd.table")
 
@@ -186,6 +186,12 @@ class TableService:
     async def create(self, msg: Create, cap: tuple[str, int] | None = None) -> str:
         """Store a new table; ``cap``: the creator's address and the open public tables it may have
         (``Guard.open_cap``), past which a public one is refused ``open_limit``."""
+        table, _ = await self._create(msg, cap)
+        return table
+
+    async def _create(self, msg: Create, cap: tuple[str, int] | None, source: Source | None = None) -> tuple[str, bool]:
+        """``create``: the table, and False when ``msg.cmd`` made it before (or ``source``, a finished table, has
+        its rematch already: that one, ``Store.create``)."""
         game = games().get(msg.game)
         if game is None:
             raise ProtocolError(Code.BAD_OPTION, f"no game {msg.game!r}; games: {', '.join(games())}")
@@ -216,7 +222,7 @@ class TableService:
             table = new_table_id(msg.private)
             published = msgspec.structs.replace(meta, secret_commitment=commitment(secret, table))
             try:
-                made = await self.store.create(table, published, msg.cmd, cap)
+                made = await self.store.create(table, published, msg.cmd, cap, source)
             except Crowded as crowded:
                 raise ProtocolError(
                     Code.OPEN_LIMIT,
@@ -227,10 +233,41 @@ class TableService:
                 break
         table, fresh = made
         if not fresh:
-            return table  # a create sent again: the table it made the first time
+            return made  # a create sent again: the table it made the first time
         self.metrics.tables_created.inc()
-        log.info("table_created", table=table, game=msg.game, seats=msg.seats, private=msg.private, bots=msg.bots)
-        return table
+        again = {"rematch_of": source.table} if source is not None else {}
+        log.info(
+            "table_created", table=table, game=msg.game, seats=msg.seats, private=msg.private, bots=msg.bots, **again
+        )
+        return made
+
+    async def rematch(
+        self, hub: Hub, seat: int, cap: tuple[str, int] | None, may_create: Callable[[], None]
+    ) -> Rematch:
+        """The rematch of ``hub``'s finished table, asked for by ``seat`` (``not_over`` before the end): made
+        (``create``, from the table's own settings, once ``may_create`` let it: the asker's limits) by the first to
+        ask, on any process, and found by every later ask.  Its followers let go at the end are told
+        (``Hub.rematched``)."""
+        record = hub.latest if hub.latest.meta.status == "over" else await hub.refresh()
+        meta = record.meta
+        if meta.status != "over":
+            raise ProtocolError(Code.NOT_OVER, "the game is not over: a rematch is asked for once it is")
+        if hub.rematch is None:
+            may_create()
+            again = Create(
+                game=meta.game,
+                seats=meta.seats,
+                options=meta.options,
+                private=meta.private,
+                turn_seconds=meta.turn_seconds,
+                bots=len(meta.bots),
+                bot_strategy=next(iter(meta.bots.values()), "greedy"),
+            )
+            table, fresh = await self._create(again, cap, Source(hub.table, record.seq, seat))
+            made = Rematch(table, seat) if fresh else (await hub.load()).rematch  # (another's: who asked first)
+            hub.rematched(made or Rematch(table, seat))
+        assert hub.rematch is not None  # (set just above, or before)
+        return hub.rematch
 
     async def list_tables(self, game: str | None) -> tuple[list[TableInfo], list[TableInfo]]:
         """The open public tables and those in play (``Store.lobby``), of ``game`` or all.  What is listed of a game

@@ -3,7 +3,8 @@
 Keys of table ``ID`` share the hash tag ``{t:ID}`` so one Lua script touches one Cluster slot:
 
 * ``{t:ID}``      hash: ``seq`` (last committed update, 0 = created), ``meta`` (``TableMeta``, MessagePack),
-                  ``state`` (``game.encode_state``, absent before the start), ``format`` (``STORE_FORMAT``)
+                  ``state`` (``game.encode_state``, absent before the start), ``format`` (``STORE_FORMAT``),
+                  ``rematch`` and ``rematch_seat`` once a finished table has its rematch (``Store.create``)
 * ``{t:ID}:log``  Stream: entry ``<seq>-0`` holds field ``b``, the update's ``Batch`` (full, unredacted events,
                   who acted and the command key)
 * ``{t:ID}:cmd``  hash: command key → the ``seq`` it committed as (at-most-once ``act``)
@@ -250,13 +251,16 @@ class Batch(msgspec.Struct, kw_only=True, omit_defaults=True):
 class Notice(msgspec.Struct, array_like=True):
     """What the commit publishes: enough for every process to fan the update out without reading Redis, which
     process made the change (that one has delivered it already) and in which ``STORE_FORMAT`` (1 when left out,
-    by a version before the stamp)."""
+    by a version before the stamp).  A finished table's rematch is published as a notice of its last update again
+    (which a version before ``rematch`` delivered already, so skips) naming the new table and the seat that asked."""
 
     batch: bytes
     meta: bytes
     state: bytes
     origin: str = ""
     format: int = 1
+    rematch: str = ""
+    rematch_seat: int = 0
 
 
 class Playing(NamedTuple):
@@ -275,13 +279,31 @@ class Lobby(NamedTuple):
     playing: list[Playing]
 
 
+class Rematch(NamedTuple):
+    """A finished table's rematch: the new table and the seat that asked for it."""
+
+    table: str
+    seat: int
+
+
+class Source(NamedTuple):
+    """The finished table a ``create`` is the rematch of, as the new table is stored and the rematch published:
+    its id, last ``seq`` and the seat asking."""
+
+    table: str
+    seq: int
+    seat: int
+
+
 @dataclass(slots=True)
 class Record:
-    """A table as read from Redis: its last ``seq``, record and encoded state (``b""`` before the start)."""
+    """A table as read from Redis: its last ``seq``, record and encoded state (``b""`` before the start), and its
+    rematch once it has one."""
 
     seq: int
     meta: TableMeta
     state: bytes
+    rematch: Rematch | None = None
 
 
 class Conflict(Exception):
@@ -392,17 +414,26 @@ end
 return {1, seq}
 """
 
-# KEYS: record, open index, the create command's key (the record's again: none), the creator's open tables (the
-# record's again: no cap); never '', which a store's ACL holding a deployment to its prefix refuses.  ARGV: meta,
-# ttl, table id, its score in the open index ('' private: not listed), the cap, the oldest score still open,
-# format.
-# Returns 1 created, 0 the id is taken, -1 the creator has its cap of open tables, or the id of the table the same
-# create command made before.  A table still at seq 0 holding this very meta (its ``created`` time included) was
-# made by this very call: run again after its reply was lost, it answers 1 again.  The creator's open tables are
-# those it made still in the open index: the others (started, full, expired) leave its set as they are counted.
-_CREATE = """
+# KEYS: record, open index, the create command's key or the record of the finished table this is the rematch of
+# (the record's again: none), the creator's open tables (the record's again: no cap); never '', which a store's ACL
+# holding a deployment to its prefix refuses.  ARGV: meta, ttl, table id, its score in the open index ('' private:
+# not listed), the cap, the oldest score still open, format [, a rematch's: the seat asking, the finished table's
+# last batch, its channel, the origin].
+# Returns 1 created, 0 the id is taken, -1 the creator has its cap of open tables, -2 no finished table to rematch,
+# or the id of the table the same create command (the same finished table's rematch) made before.  A table still at
+# seq 0 holding this very meta (its ``created`` time included) was made by this very call: run again after its
+# reply was lost, it answers 1 again.  The creator's open tables are those it made still in the open index: the
+# others (started, full, expired) leave its set as they are counted.  A rematch is set on the finished table and
+# published on its channel as a ``Notice`` of its last batch again (format, then the new id and the seat).
+_CREATE = r"""
 if KEYS[3] ~= KEYS[1] then
-  local made = redis.call('GET', KEYS[3])
+  local made
+  if ARGV[8] then
+    if redis.call('EXISTS', KEYS[3]) == 0 then return -2 end
+    made = redis.call('HGET', KEYS[3], 'rematch')
+  else
+    made = redis.call('GET', KEYS[3])
+  end
   if made then return made end
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -421,7 +452,16 @@ if KEYS[4] ~= KEYS[1] then
 end
 redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1], 'format', ARGV[7])
 redis.call('EXPIRE', KEYS[1], ttl)
-if KEYS[3] ~= KEYS[1] then redis.call('SET', KEYS[3], ARGV[3], 'EX', ttl) end
+if ARGV[8] then
+  redis.call('HSET', KEYS[3], 'rematch', ARGV[3], 'rematch_seat', ARGV[8])
+  local function bin(s) return '\198' .. struct.pack('>I4', #s) .. s end
+  local function str(s) return '\217' .. string.char(#s) .. s end
+  local meta = redis.call('HGET', KEYS[3], 'meta')
+  local tail = string.char(tonumber(ARGV[7])) .. str(ARGV[3]) .. string.char(tonumber(ARGV[8]))
+  redis.call('PUBLISH', ARGV[10], '\151' .. bin(ARGV[9]) .. bin(meta) .. bin('') .. str(ARGV[11]) .. tail)
+elseif KEYS[3] ~= KEYS[1] then
+  redis.call('SET', KEYS[3], ARGV[3], 'EX', ttl)
+end
 if ARGV[4] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
   if KEYS[4] ~= KEYS[1] then
@@ -543,24 +583,38 @@ class Store:
         log_failure(logger, event, exc, **fields)
 
     async def create(
-        self, table: str, meta: TableMeta, command: str | None = None, cap: tuple[str, int] | None = None
+        self,
+        table: str,
+        meta: TableMeta,
+        command: str | None = None,
+        cap: tuple[str, int] | None = None,
+        source: Source | None = None,
     ) -> tuple[str, bool] | None:
         """Store a new table at ``seq`` 0, public ones in the open index: ``(table, True)``; None when the id is
         already taken.  A ``command`` (stored hashed: it is a client's secret) that made a table before gets
-        ``(that table, False)``.  ``cap``: the creator's address and the open tables it may have (``Crowded``
-        past it), counted here in the store, so across every process."""
+        ``(that table, False)``, and so does the rematch of finished table ``source`` once it has one: the first
+        one made is set on it and published on its channel (``Notice.rematch``) in the same atomic step, so every
+        ask, on any process, gets that one.  ``cap``: the creator's address and the open tables it may have
+        (``Crowded`` past it), counted here in the store, so across every process.  Raises ``Missing`` when
+        ``source`` is gone."""
         record = self.keys.record(table)
         counted = record if cap is None or meta.private else self.keys.opened(cap[0])
-        keys = [record, self.keys.open, record if command is None else self.keys.created(command), counted]
+        once = self.keys.record(source.table) if source else record if command is None else self.keys.created(command)
+        keys = [record, self.keys.open, once, counted]
         listed = "" if meta.private else repr(meta.created)
         limit = cap[1] if cap is not None else 0
         oldest = time.time() - LOBBY_TTL
         args: list[bytes | str | float] = [encode(meta), LOBBY_TTL, table, listed, limit, oldest, STORE_FORMAT]
+        if source is not None:
+            last = encode(Batch(seq=source.seq, at=time.time()))
+            args += [source.seat, last, self.keys.channel(source.table), self.origin]
         created = await self._create(keys=keys, args=args)
         if created == 0:
             return None
         if created == -1:
             raise Crowded(limit)
+        if created == -2 and source is not None:
+            raise Missing(source.table)
         if not meta.private:
             self._lobby.clear()
         return (table, True) if created == 1 else (bytes(created).decode(), False)
@@ -568,11 +622,14 @@ class Store:
     async def load(self, table: str) -> Record:
         """The stored record.  Raises ``Missing``, or ``TooNew`` for a table a newer hauntd wrote (its format, or
         its game, unknown here)."""
-        seq, meta, state, format = await self.redis.hmget(self.keys.record(table), "seq", "meta", "state", "format")
+        seq, meta, state, format, rematch, seat = await self.redis.hmget(
+            self.keys.record(table), "seq", "meta", "state", "format", "rematch", "rematch_seat"
+        )
         if seq is None or meta is None:
             raise Missing(table)
         readable(table, format)
-        record = Record(int(seq), decode_meta(meta), state or b"")
+        again = Rematch(rematch.decode(), int(seat)) if rematch is not None and seat is not None else None
+        record = Record(int(seq), decode_meta(meta), state or b"", again)
         if record.meta.game not in games():
             raise TooNew(table, int(format or 1), record.meta.game)
         return record

@@ -96,9 +96,12 @@ SERVER_MESSAGES: dict[str, Shape] = {
             "private": BOOL,
             "turn_seconds": NUM,
             "time": NUM,
+            "rematch": STR,
+            "rematch_seat": INT,
         },
     ),
     "game_over": ({"table": STR, "seq": INT, "commitment": STR, "result": OBJ}, {"secret": STR, "nonces": LIST}),
+    "rematched": ({"table": STR, "rematch": STR, "seat": INT}, {"ref": STR}),
     "pong": ({"time": NUM}, {"ref": STR}),
     "error": ({"code": STR, "message": STR}, {"ref": STR, "table": STR}),
 }
@@ -132,15 +135,18 @@ RESULT: Shape = ({"scores": LIST, "winners": LIST, "seed": STR, "reveal": OBJ}, 
 ERROR_CODES = frozenset(
     {
         "malformed", "unknown_type", "bad_field", "version", "auth", "not_your_turn", "illegal_move", "stale",
-        "table_full", "not_found", "already_started", "not_started", "game_over", "bad_option", "rate_limited",
-        "too_large", "limit", "busy", "internal", "too_early",
+        "table_full", "not_found", "already_started", "not_started", "game_over", "not_over", "bad_option",
+        "rate_limited", "too_large", "limit", "busy", "internal", "too_early",
     }
 )  # fmt: skip
 STATUSES = frozenset({"lobby", "playing", "over"})
 # The replies that carry the request's ``ref`` ("Rules that hold for every message").
 REPLIES = frozenset(
-    {"welcome", "tables", "created", "joined", "left", "started", "accepted", "rejected", "snapshot", "pong", "error"}
-)
+    {
+        "welcome", "tables", "created", "joined", "left", "started", "nudged", "accepted", "rejected", "snapshot", "rematched",
+        "pong", "error",
+    }
+)  # fmt: skip
 
 
 # Optional fields whose empty value means something, so is sent: ``events.prompts: []`` is "nobody decides".

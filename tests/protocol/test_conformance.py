@@ -141,7 +141,7 @@ async def test_the_documents_examples_are_valid(net: Net) -> None:
             check_frame(msg)
     assert seen == {
         "welcome", "tables", "created", "joined", "left", "started", "nudged", "accepted", "rejected", "events",
-        "snapshot", "game_over", "pong", "error",
+        "snapshot", "game_over", "rematched", "pong", "error",
     }  # fmt: skip
 
 
@@ -171,7 +171,7 @@ async def test_the_documents_requests_work(net: Net) -> None:
         if reply["type"] == "joined" and token is None:
             token = reply["token"]
     assert {m["type"] for m in examples} == {
-        "hello", "create", "list", "join", "leave", "watch", "start", "act", "resume", "ping", "nudge",
+        "hello", "create", "list", "join", "leave", "watch", "start", "act", "resume", "rematch", "ping", "nudge",
     }  # fmt: skip
 
 

@@ -122,6 +122,7 @@ async def test_lobby_errors(server: ServerProcess, sync_redis: redis.Redis) -> N
             (other.join(table, "Bob", seat=1), Code.TABLE_FULL),
             (other.join(table, "Bob", seat=5), Code.BAD_FIELD),
             (client.start(table), Code.NOT_STARTED),  # a seat is still free
+            (client.rematch(table), Code.NOT_OVER),
         ]:
             with pytest.raises(ServerError) as caught:
                 await call
@@ -144,6 +145,9 @@ async def test_lobby_errors(server: ServerProcess, sync_redis: redis.Redis) -> N
             with pytest.raises(ServerError) as caught:
                 await call
             assert caught.value.code == Code.ALREADY_STARTED
+        with pytest.raises(ServerError) as caught:
+            await client.rematch(table)
+        assert caught.value.code == Code.NOT_OVER
         assert table_bytes(sync_redis, table) == started
         await other.close()
     finally:
