@@ -3,7 +3,7 @@
     async with Client("ws://127.0.0.1:8765") as c:
         table = await c.create("mansion", 4)
         me = await c.join(table, "Ada")
-        async for msg in c:                      # Events, Snapshot, GameOver, unsolicited Error
+        async for msg in c:                      # Events, Snapshot, GameOver, Rematched, unsolicited Error
             if isinstance(msg, Events | Snapshot) and msg.legal:
                 outcome = await c.act(table, msg.legal[0])   # Accepted | Rejected
 
@@ -83,6 +83,8 @@ from protocol.messages import (
     Ping,
     Pong,
     Rejected,
+    Rematch,
+    Rematched,
     Resume,
     ServerMsg,
     Snapshot,
@@ -547,6 +549,13 @@ class Client:
         self.seats[table] = Seat(table, snapshot.seat if snapshot.seat is not None else -1, token, nonce)
         return snapshot
 
+    async def rematch(self, table: str) -> Rematched:
+        """Play again: the rematch of finished ``table``, where this client holds a seat (made by the first seat to
+        ask, the same one for every other); ``join`` its ``rematch`` next (``seat=`` the seat held here, to keep
+        it).  The other seats' clients, and a public table's spectators, get it on the iterator, unasked."""
+        reply: Rematched = await self._expect(Rematch(table=table, token=self._token(table)), Rematched)
+        return reply
+
     async def act(
         self, table: str, action: Any, *, cmd: str | None = None, seq: int | None = None
     ) -> Accepted | Rejected:
@@ -739,10 +748,10 @@ class Client:
             if msg.seq < self.last_seq.get(msg.table, 0) or msg.seq <= self._over.get(msg.table, -1):
                 return  # superseded, or delivered already (before a reconnect resumed the finished table)
             self._over[msg.table] = msg.seq
-        elif isinstance(msg, Error):
+        elif isinstance(msg, Error | Rematched):
             if ref is not None:
                 return  # the reply to a request: not an update
-            if msg.table is not None and msg.code == "not_found":
+            if isinstance(msg, Error) and msg.table is not None and msg.code == "not_found":
                 self.forget(msg.table)  # the table is gone (expired): nothing more comes, nothing to resume
         else:
             return  # replies (welcome, joined, accepted …) only resolve their request
@@ -914,8 +923,9 @@ _NO_REPLY_WHILE_FULL = (
 
 def _repeatable(msg: ClientMessage) -> bool:
     """Whether sending ``msg`` again does nothing more than sending it once: reads, a nudge (its deadline never
-    moves), and commands with their ids (an action's ``cmd``, a create's or start's ``cmd``, a join's own token)."""
-    if isinstance(msg, Act | Ping | ListTables | Nudge):
+    moves), a rematch (every ask gets the one rematch), and commands with their ids (an action's ``cmd``, a
+    create's or start's ``cmd``, a join's own token)."""
+    if isinstance(msg, Act | Ping | ListTables | Nudge | Rematch):
         return True
     if isinstance(msg, Create | Start):
         return msg.cmd is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 import time
 from collections.abc import Callable
@@ -33,6 +34,8 @@ from protocol.messages import (
     Ping,
     Pong,
     Rejected,
+    Rematch,
+    Rematched,
     Resume,
     ServerMsg,
     Snapshot,
@@ -145,14 +148,25 @@ async def test_a_refusal_for_good_is_not_sent_again() -> None:
 
 
 async def test_a_command_for_a_seat_not_held_says_so() -> None:
-    """``act``, ``start`` and ``leave`` at a table only watched (or never joined) raised a bare ``KeyError('T')``."""
+    """``act``, ``start``, ``leave`` and ``rematch`` at a table only watched (or never joined) raised a bare
+    ``KeyError('T')``."""
     client = Client("ws://unused")
     client.watching.add("T")
-    for command in (client.act("T", {"type": "end_turn"}), client.start("T"), client.leave("U")):
+    for command in (client.act("T", {"type": "end_turn"}), client.start("T"), client.leave("U"), client.rematch("T")):
         with pytest.raises(
             NotSeated, match=r"^this client holds no seat at table [TU]\b.*join it, or resume it, first"
         ):
             await command
+
+
+async def test_a_rematch_told_unasked_is_delivered_and_the_answer_to_ones_own_only_answers() -> None:
+    client = Client("ws://unused")
+    asked: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    client._pending["r1"] = (asked, Rematch(table="T", token="t", ref="r1"), math.inf)
+    client._dispatch(Rematched(table="T", rematch="U", seat=1, ref="r1"))
+    client._dispatch(Rematched(table="T", rematch="U", seat=1))  # (another seat asked: told, unasked)
+    assert asked.result() == Rematched(table="T", rematch="U", seat=1, ref="r1")
+    assert list(client._inbox.items) == [Rematched(table="T", rematch="U", seat=1)]
 
 
 def test_updates_of_a_forgotten_table_are_neither_delivered_nor_taken_for_a_gap() -> None:
