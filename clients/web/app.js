@@ -364,7 +364,8 @@ function rejoin(id) {
   else join(id);
 }
 
-async function join(id) {
+/** Sit down at table ``id`` (in ``seat`` while it is free: a rematch keeps the seats, else the first free one). */
+async function join(id, seat = null) {
   showTable(id);
   const table = state.table;
   if (table.seated) {
@@ -375,12 +376,13 @@ async function join(id) {
     // the table's commitment to its secret is seen (watching it) before this seat's share of the seed leaves
     const lobby = await conn.request({ type: "watch", table: id });
     const { nonce, secretCommitment, bots } = noteFairness(id, lobby);
-    const joined = await conn.request({ type: "join", table: id, name: playerName(), nonce });
+    const joined = await conn.request({ type: "join", table: id, name: playerName(), nonce, ...(seat === null ? {} : { seat }) });
     Object.assign(table, { nonce, secretCommitment, bots });
     table.seat = joined.seat;
     table.token = joined.token;
     saveSeat(id, joined.seat, joined.token);
   } catch (err) {
+    if (err.code === "table_full" && seat !== null) return join(id);
     if (err.code === "already_started" || err.code === "table_full") {
       table.error = null;
       follow(table, 0);
@@ -481,6 +483,20 @@ const tableHandlers = {
     follow(state.table, state.table.seq, true);
   },
   lobby: showLobby,
+  /** The rematch of the finished table (asked for, unless another seat did), then its seat there. */
+  async playAgain() {
+    const table = state.table;
+    table.error = null;
+    try {
+      const rematch = table.rematch?.table ?? (await conn.request({ type: "rematch", table: table.id, token: table.token })).rematch;
+      await join(rematch, table.seat);
+    } catch (err) {
+      showError(err);
+    }
+  },
+  watchRematch() {
+    lobbyHandlers.watch(state.table.rematch.table);
+  },
   closeScores() {
     state.table.scoresClosed = true;
     render();

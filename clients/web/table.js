@@ -330,8 +330,18 @@ function finalScores(renderer, ctx, table, handlers) {
       table.secret ? checked("over.derived", table.checks && table.checks.secret && table.checks.derived, { secret: table.secret, nonces: table.nonces.map((n) => n || "—").join(", ") }) : null,
       table.secret && table.nonce ? h("p", { class: "seed" }, t(table.nonces[table.seat] === table.nonce ? "over.your_nonce" : "over.not_your_nonce", { nonce: table.nonce })) : null,
       h("div", { class: "buttons" }, h("button", { onclick: handlers.closeScores }, t("over.close")), h("button", { class: "primary", onclick: handlers.lobby }, t("table.back"))),
+      playAgain(ctx, table, handlers),
     ),
   );
+}
+
+/** "Play again" for a seat; once someone asked (``rematched``, or the snapshot), who did and a button to sit down
+ * there (a seat) or to watch it (a public table's spectator). */
+function playAgain(ctx, table, handlers) {
+  const asked = table.rematch;
+  if (!asked) return table.seated ? h("div", { class: "buttons", id: "rematch" }, h("button", { class: "primary", onclick: handlers.playAgain }, t("over.play_again"))) : null;
+  const join = table.seated ? h("button", { class: "primary", onclick: handlers.playAgain }, t("over.rematch_join")) : h("button", { onclick: handlers.watchRematch }, t("over.rematch_watch"));
+  return h("div", { class: "buttons", id: "rematch" }, h("p", {}, t("over.rematch_asked", { name: ctx.name(asked.seat) })), join);
 }
 
 /** A line of the end's fairness checks (M30): ``ok`` true or false as the page computed it (``fairnessChecks``),

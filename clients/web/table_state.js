@@ -44,6 +44,7 @@ export class TableState {
     this.logStartSeq = null; // the seq the log starts after (0: the whole game)
     this.firstView = null; // the view at the start of the log, when the log misses the beginning
     this.result = null;
+    this.rematch = null; // {table, seat}: the finished table's rematch and the seat that asked for it
     this.drawing = {};
     this.pending = null; // {seq}: an action sent, waiting for its outcome
     this.error = null; // () => the error shown, in the page's language
@@ -77,6 +78,9 @@ export class TableState {
         return this.onSnapshot(msg);
       case "events":
         return this.onEvents(msg);
+      case "rematched":
+        this.rematch = { table: msg.rematch, seat: msg.seat };
+        return false;
       case "game_over":
         this.result = msg.result;
         this.secret = msg.secret || null;
@@ -98,6 +102,7 @@ export class TableState {
     this.bots ??= msg.seats.map((s) => Boolean(s.bot));
     this.seats = msg.seats;
     this.timed = msg.turn_seconds != null;
+    if (msg.rematch) this.rematch = { table: msg.rematch, seat: msg.rematch_seat };
     if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
     if (msg.seq > this.seq) this.stillSince = performance.now();
     if (msg.seq >= this.seq) {

@@ -107,6 +107,10 @@ export default {
   "over.your_nonce": "Your nonce {nonce} is among them.",
   "over.not_your_nonce": "Your nonce {nonce} is NOT among them: this game was not dealt as promised.",
   "over.close": "Look at the board",
+  "over.play_again": "Play again",
+  "over.rematch_asked": "{name} wants to play again.",
+  "over.rematch_join": "Join",
+  "over.rematch_watch": "Watch",
 
   "error.generic": "{code}: {message}",
   "error.not_found": "No table “{id}” was found: check its id.",
@@ -115,6 +119,7 @@ export default {
   "error.not_started": "The game has not started (every seat must be taken first).",
   "error.game_over": "The game is over.",
   "error.too_early": "Too early to nudge: the table has not been waiting long enough.",
+  "error.not_over": "The game is not over yet.",
   "error.not_your_turn": "It is not your turn.",
   "error.illegal_move": "The rules do not allow that now.",
   "error.auth": "This seat is not yours.",

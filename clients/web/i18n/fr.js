@@ -107,6 +107,10 @@ export default {
   "over.your_nonce": "Votre nonce {nonce} en fait partie.",
   "over.not_your_nonce": "Votre nonce {nonce} n'en fait PAS partie : cette partie n'a pas été distribuée comme promis.",
   "over.close": "Voir le plateau",
+  "over.play_again": "Rejouer",
+  "over.rematch_asked": "{name} veut rejouer.",
+  "over.rematch_join": "Rejoindre",
+  "over.rematch_watch": "Regarder",
 
   "error.generic": "Le serveur a refusé la demande.",
   "error.not_found": "Table « {id} » introuvable : vérifiez son identifiant.",
@@ -115,6 +119,7 @@ export default {
   "error.not_started": "La partie n'a pas commencé (toutes les places doivent d'abord être prises).",
   "error.game_over": "La partie est terminée.",
   "error.too_early": "Trop tôt pour relancer : la table n'attend pas depuis assez longtemps.",
+  "error.not_over": "La partie n'est pas encore finie.",
   "error.not_your_turn": "Ce n'est pas à vous de jouer.",
   "error.illegal_move": "Les règles ne le permettent pas maintenant.",
   "error.auth": "Cette place n'est pas la vôtre.",
