@@ -111,11 +111,14 @@ async def test_an_acl_user_held_to_its_prefix_plays_a_public_table_through(
         table, players = await seat_players([server.url], seats=2, game="ghost-at-home", seed=5)
         try:
             await play(players)
+            again = await players[1].client.rematch(table)  # (the create script's rematch: the finished table's key)
         finally:
             await close(players)
         assert all(p.result is not None for p in players)
         keys = Keys.named("acl-test")
         assert sync_redis.exists(keys.record(table)) and sync_redis.zscore(keys.playing, table) is None
+        assert sync_redis.hget(keys.record(table), "rematch") == again.rematch.encode()
+        assert sync_redis.exists(keys.record(again.rematch))
         async with Client(server.url) as other:
             assert await other.create("spook", 2, private=True)
     finally:
