@@ -346,6 +346,18 @@ async def test_whole_game(net: Net, game: str) -> None:
     reply = await late.request(act)
     assert reply["type"] == "rejected" and reply["code"] == "game_over", reply
 
+    # Play again: a seat's ask (here on a fresh connection) makes the rematch; the connections that followed the
+    # table to its end, the players' and this public table's spectator's, are told unasked, with the same ids
+    asked = await late.request({"type": "rematch", "table": table, "token": players[1].token})
+    assert asked["type"] == "rematched" and asked["table"] == table and asked["seat"] == 1, asked
+    for client in [p.client for p in players] + [spectator]:
+        told = await client.wait_for("rematched")
+        assert told == {"type": "rematched", "table": table, "rematch": asked["rematch"], "seat": 1}, told
+    again = await late.request({"type": "rematch", "table": table, "token": players[0].token})
+    assert again["rematch"] == asked["rematch"] and again["seat"] == 1  # (the one rematch, and who asked first)
+    lobby_of_it = await late.request({"type": "watch", "table": asked["rematch"]})
+    assert lobby_of_it["status"] == "lobby" and lobby_of_it["game"] == game and len(lobby_of_it["seats"]) == seats
+
 
 async def test_bots_fill_the_first_seats(net: Net) -> None:
     _, players = await net.seat_table("ghost-at-home", 2, bots=1, bot_strategy="random")
