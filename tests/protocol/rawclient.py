@@ -143,8 +143,8 @@ STATUSES = frozenset({"lobby", "playing", "over"})
 # The replies that carry the request's ``ref`` ("Rules that hold for every message").
 REPLIES = frozenset(
     {
-        "welcome", "tables", "created", "joined", "left", "started", "nudged", "accepted", "rejected", "snapshot", "rematched",
-        "pong", "error",
+        "welcome", "tables", "created", "joined", "left", "started", "nudged", "accepted", "rejected", "snapshot",
+        "rematched", "pong", "error",
     }
 )  # fmt: skip
 
