@@ -3,7 +3,7 @@
     async with Client("ws://127.0.0.1:8765") as c:
         table = await c.create("mansion", 4)
         me = await c.join(table, "Ada")
-        async for msg in c:                      # Events, Snapshot, GameOver, Rematched, unsolicited Error
+        async for msg in c:  # Events, Snapshot, GameOver, Rematched, Said, Chat, unsolicited Error
             if isinstance(msg, Events | Snapshot) and msg.legal:
                 outcome = await c.act(table, msg.legal[0])   # Accepted | Rejected
 
@@ -66,6 +66,7 @@ from protocol.messages import (
     PROTOCOL_VERSION,
     Accepted,
     Act,
+    Chat,
     ClientMessage,
     Create,
     Created,
@@ -86,6 +87,8 @@ from protocol.messages import (
     Rematch,
     Rematched,
     Resume,
+    Said,
+    Say,
     ServerMsg,
     Snapshot,
     Start,
@@ -101,6 +104,8 @@ log = logging.getLogger(__name__)
 # The messages that update a table, as a tuple for ``isinstance`` on the hot path (a union written there is built
 # anew on each call).
 TABLE_UPDATES = (Events, Snapshot, GameOver)
+CHAT = (Said, Chat)  # a table's chat: delivered as its updates are, but not sequenced
+FOLLOWED = TABLE_UPDATES + CHAT  # what is delivered of a table this client follows
 # Refusals for a passing reason, after which the same command (same id) is sent again.
 RETRYABLE = frozenset({"internal", "busy"})
 # The least time between two snapshots asked for by a ``views`` client whose server refused views (the page's).
@@ -631,6 +636,12 @@ class Client:
             if self._full:
                 self._drained()
 
+    async def say(self, table: str, text: str) -> Said:
+        """Say a line of chat at ``table``, where this client holds a seat; returns it as every follower gets it
+        (each follower's stream has it too).  Not sent again after a reconnect: a line could come twice."""
+        reply: Said = await self._expect(Say(table=table, text=text), Said)
+        return reply
+
     async def ping(self) -> float:
         """Round-trip time in seconds."""
         sent = time.perf_counter()
@@ -723,7 +734,7 @@ class Client:
                 future.set_result(msg)
         if isinstance(msg, Events) and self._replays:
             self._replaying()
-        if isinstance(msg, TABLE_UPDATES) and msg.table not in self.last_seq:
+        if isinstance(msg, FOLLOWED) and msg.table not in self.last_seq:
             return  # a table this client does not follow (any more)
         if isinstance(msg, Events):
             last = self.last_seq[msg.table]
@@ -753,7 +764,7 @@ class Client:
                 return  # the reply to a request: not an update
             if isinstance(msg, Error) and msg.table is not None and msg.code == "not_found":
                 self.forget(msg.table)  # the table is gone (expired): nothing more comes, nothing to resume
-        else:
+        elif not isinstance(msg, CHAT):  # (a line said here too: the stream has every line)
             return  # replies (welcome, joined, accepted …) only resolve their request
         self._deliver(msg)
 

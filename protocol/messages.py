@@ -44,6 +44,9 @@ Secret = Annotated[str, msgspec.Meta(min_length=22, max_length=64, pattern=URL_S
 Seq = Annotated[int, msgspec.Meta(ge=0)]
 # A player's own randomness for the table's seed (M30), e.g. 16 random bytes in hex; revealed at the end.
 Nonce = Annotated[str, msgspec.Meta(max_length=64)]
+CHAT_CHARS = 200  # a chat line's length, in characters
+# A chat line is visible text, as a name is (no control characters, line breaks, bidi controls …; not blank).
+ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=CHAT_CHARS, pattern=NAME)]
 
 
 class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
@@ -173,7 +176,15 @@ class Nudge(ClientMessage, tag="nudge"):
     seat: Annotated[int, msgspec.Meta(ge=0)]
 
 
-ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | Resume | Rematch | Ping | Nudge
+class Say(ClientMessage, tag="say"):
+    """A line of table chat, from a connection that follows the table as a seat (a spectator reads, but does not
+    write); every follower of the table gets it as ``said``.  It touches no game: no ``seq``, no state."""
+
+    table: TableId
+    text: ChatText
+
+
+ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | Resume | Rematch | Ping | Nudge | Say
 
 
 # -- server → client --------------------------------------------------------------------------------------
@@ -396,6 +407,32 @@ class Pong(ServerMessage, tag="pong"):
     ref: str | None = None
 
 
+class ChatLine(msgspec.Struct, kw_only=True):
+    """A line of table chat: ``n`` numbers the table's lines from 1 (show each once), ``seat`` and its ``name`` said
+    it, at ``time`` (the server's Unix time)."""
+
+    n: int
+    seat: int
+    name: str
+    text: str
+    time: float
+
+
+class Said(ServerMessage, ChatLine, tag="said"):
+    """A line of table chat, to every follower of the table; to the seat that said it, with its ``ref``."""
+
+    table: str
+    ref: str | None = None
+
+
+class Chat(ServerMessage, tag="chat"):
+    """The table's last chat ``lines`` (oldest first), after the snapshot of a ``join``, ``watch`` or ``resume``
+    (left out when there are none)."""
+
+    table: str
+    lines: list[ChatLine]
+
+
 class Error(ServerMessage, tag="error"):
     """A frame that was not a valid command, or a refused request other than ``act``; or, unsolicited and naming
     its ``table``, the end of a table followed (``not_found``: it is gone, e.g. expired): no more updates of it."""
@@ -421,5 +458,7 @@ ServerMsg = (
     | GameOver
     | Rematched
     | Pong
+    | Said
+    | Chat
     | Error
 )

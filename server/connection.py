@@ -51,11 +51,13 @@ from protocol.messages import (
     Rematch,
     Rematched,
     Resume,
+    Say,
     Start,
     Started,
     Tables,
     Watch,
 )
+from server.chat import say
 from server.guard import REPLAYS_PER_MINUTE, TokenBucket, counted_as
 from server.hub import Hub
 from server.service import seat_of, token_digest
@@ -542,6 +544,8 @@ class Connection:
             self.reply(Nudged(table=msg.table, seq=seq, ref=msg.ref))
         elif isinstance(msg, Rematch):
             await self._rematch(msg)
+        elif isinstance(msg, Say):
+            await say(self.follows.get(msg.table), self, msg)
 
     async def _rematch(self, msg: Rematch) -> None:
         """Play again: the finished table's rematch, made by the first seat to ask (who spends a create, within

@@ -29,7 +29,8 @@ from engine.contract import Game
 from engine.registry import get_game
 from protocol import codec
 from protocol.errors import Code, ProtocolError
-from protocol.messages import Error, Events, GameOver, PromptInfo, Rematched, Snapshot
+from protocol.messages import Chat, ChatLine, Error, Events, GameOver, PromptInfo, Rematched, Said, Snapshot
+from server.guard import TokenBucket
 from server.store import (
     NO_EVENTS,
     Batch,
@@ -122,6 +123,7 @@ class Hub:
         self.gone = False  # the table is no longer in the store (``lost``): this hub is done
         self.rematch = record.rematch  # a finished table's rematch, once it has one
         self.after: dict[Follower, Audience] = {}  # followers let go at the end, to be told of its rematch
+        self.chat_rates: dict[int, TokenBucket] = {}  # each seat's chat allowance in this process (``server/chat.py``)
         self.on_gone: Callable[[Hub], None] | None = None  # told once, when the table is found gone (``Fanout``)
 
     # -- the latest record, for commands -----------------------------------------------------------------
@@ -242,6 +244,7 @@ class Hub:
             backlog = []
             if last_seq is not None and last_seq < self.seq and conn not in self.followers:  # (a follower has them)
                 backlog = await self._batches(last_seq, self.seq)
+            lines = await self.store.chat(self.table)  # (under the lock, as a line said here is sent: ``said``)
             if self.gone:  # (also when found gone meanwhile, by another command or the resync)
                 raise Missing(self.table)
             over = self.meta.status == "over"
@@ -255,6 +258,8 @@ class Hub:
             for batch in backlog:
                 conn.send(self._events_frame(batch, audience, self._full_events(batch)))
             conn.send(self._snapshot_frame(audience, ref))
+            if lines:
+                conn.send(codec.encode(Chat(table=self.table, lines=lines)))
             if over:  # nothing more will come: the connection need not follow it, but for its rematch
                 conn.send(self._game_over_frame())
                 self._let_go(conn, audience)
@@ -281,6 +286,16 @@ class Hub:
                 conn.send(self._events_frame(batch, audience, self._full_events(batch)))
                 after = batch.seq
         return after
+
+    def said(self, line: ChatLine, by: Follower | None = None, ref: str | None = None) -> None:
+        """Send a chat line to every follower (``by``, who said it, with its ``ref``), after what the spectators
+        are still owed.  Called under ``lock``, as ``attach`` reads the last lines: a follower gets each line in
+        those or after them (from another process a line may come in both: ``n`` tells)."""
+        self.catch_up_spectators()
+        fields = msgspec.structs.asdict(line)
+        frame = codec.encode(Said(table=self.table, **fields))
+        for conn in self.followers:
+            conn.send(frame if conn is not by else codec.encode(Said(table=self.table, ref=ref, **fields)))
 
     def spectators(self) -> int:
         """How many follow the table here as spectators (a walk: for a ``watch``, not for an update)."""
@@ -657,6 +672,11 @@ class Fanout:
     async def _on_notice(self, hub: Hub, data: bytes) -> None:
         try:
             notice = decode_notice(data)
+            if isinstance(notice, dict):  # a chat line (``Store.say``)
+                if notice["origin"] != self.store.origin:
+                    async with hub.lock:
+                        hub.said(notice["line"])
+                return
             if notice.origin and notice.origin == self.store.origin:
                 return  # this process made the change and delivers it itself
             if notice.rematch:

@@ -8,6 +8,8 @@ Keys of table ``ID`` share the hash tag ``{t:ID}`` so one Lua script touches one
 * ``{t:ID}:log``  Stream: entry ``<seq>-0`` holds field ``b``, the update's ``Batch`` (full, unredacted events,
                   who acted and the command key)
 * ``{t:ID}:cmd``  hash: command key → the ``seq`` it committed as (at-most-once ``act``)
+* ``{t:ID}:chat`` list: the table's last ``CHAT_LINES`` chat lines (``ChatLine``, MessagePack), oldest first;
+                  the record's field ``chat`` counts every line said (``Store.say``): no game's, nor in its log
 
 Every change is one ``EVALSHA`` of ``_COMMIT``: compare ``seq`` (the table's version), write record and state,
 append the batch, record the command, refresh the expiry and ``PUBLISH`` the ``Notice`` on the table's channel,
@@ -34,7 +36,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 import msgspec
 import redis.asyncio as aioredis
@@ -43,7 +45,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from engine.registry import games
-from protocol.messages import SeatInfo
+from protocol.messages import ChatLine, SeatInfo
 
 # What redis-py raises while the store is unreachable or still loading its data (say, it restarts): a passing
 # state, so it is logged without a traceback (``log_failure``) and the client is told to send again.
@@ -74,6 +76,7 @@ LOBBY_READ_SECONDS = 1.0
 change made through another process shows within it).  A read was 200 tables' records, 25 times a ``ping``'s cost
 to the server (half that since ``_RECORDS``), so 16 connections listing at their message rate kept a server's core
 busy and every game waiting."""
+CHAT_LINES = 50  # a table's chat lines kept, for who joins, watches or resumes later
 PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")  # of a NAME
 
 
@@ -124,6 +127,9 @@ class Keys:
 
     def cmds(self, table: str) -> str:
         return self.record(table) + ":cmd"
+
+    def chat(self, table: str) -> str:
+        return self.record(table) + ":chat"
 
     def created(self, command: str) -> str:
         """Which table a ``create`` command made: keyed by the command's digest, as it is the client's secret."""
@@ -263,6 +269,14 @@ class Notice(msgspec.Struct, array_like=True):
     rematch_seat: int = 0
 
 
+class ChatNotice(TypedDict):
+    """What ``Store.say`` publishes on the table's channel beside the commits' ``Notice`` (a map, not an array, so
+    the one decoder tells them apart): the line, and which process said it (that one has delivered it already)."""
+
+    line: ChatLine
+    origin: str
+
+
 class Playing(NamedTuple):
     """A public table in play as the lobby lists it: its id, last ``seq``, record and start (the index's score)."""
 
@@ -350,7 +364,8 @@ def readable(table: str, format: bytes | int | None) -> None:
 _encoder = msgspec.msgpack.Encoder()
 _meta_decoder = msgspec.msgpack.Decoder(TableMeta)
 _batch_decoder = msgspec.msgpack.Decoder(Batch)
-_notice_decoder = msgspec.msgpack.Decoder(Notice)
+_notice_decoder = msgspec.msgpack.Decoder(Notice | ChatNotice)
+_chat_decoder = msgspec.msgpack.Decoder(ChatLine)
 
 
 def encode(obj: Any) -> bytes:
@@ -366,8 +381,9 @@ def decode_batch(data: bytes) -> Batch:
     return _batch_decoder.decode(data)
 
 
-def decode_notice(data: bytes) -> Notice:
-    return _notice_decoder.decode(data)
+def decode_notice(data: bytes) -> Notice | ChatNotice:
+    notice: Notice | ChatNotice = _notice_decoder.decode(data)
+    return notice
 
 
 # KEYS: record, log, cmds [, due [, playing]]: never '', which a store's ACL holding a deployment to its prefix
@@ -412,6 +428,24 @@ if redis.call('PUBSUB', 'NUMSUB', ARGV[6])[2] > tonumber(ARGV[8]) then
   redis.call('PUBLISH', ARGV[6], '\149' .. bin(ARGV[4]) .. bin(ARGV[2]) .. bin(ARGV[3]) .. str(ARGV[7]) .. format)
 end
 return {1, seq}
+"""
+
+# KEYS: record, chat.  ARGV: the line's MessagePack map without its header nor ``n`` (its 4 other fields), lines
+# kept, channel, origin.  Numbers the line (the record's ``chat`` field), appends it to the list, keeps its last
+# lines and gives it the record's time to live, publishes a ``ChatNotice`` when another process listens on the
+# channel.  Returns the line's number, 0 when there is no such table.
+_SAY = r"""
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return 0 end
+local n = redis.call('HINCRBY', KEYS[1], 'chat', 1)
+local line = '\133\161n\206' .. struct.pack('>I4', n) .. ARGV[1]
+redis.call('RPUSH', KEYS[2], line)
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+if redis.call('PUBSUB', 'NUMSUB', ARGV[3])[2] > 1 then
+  redis.call('PUBLISH', ARGV[3], '\130\164line' .. line .. '\166origin\217' .. string.char(#ARGV[4]) .. ARGV[4])
+end
+return n
 """
 
 # KEYS: record, open index, the create command's key or the record of the finished table this is the rematch of
@@ -551,6 +585,7 @@ class Store:
         self._commit = GroupCommit(client, _COMMIT, self._timed)
         self._create = client.register_script(_CREATE)
         self._records = client.register_script(_RECORDS)
+        self._say = client.register_script(_SAY)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
         self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
         self.on_commit: Callable[[float], None] | None = None  # told each round trip of commits: its seconds
@@ -691,6 +726,21 @@ class Store:
         if status == -3:
             raise TooNew(table, int(seq))
         raise Missing(table)
+
+    async def say(self, table: str, seat: int, name: str, text: str) -> ChatLine:
+        """Add a line to the table's chat (the last ``CHAT_LINES`` are kept, as long as the table is) and tell the
+        other processes following it.  Raises ``Missing``.  The record's ``seq`` and state are not touched."""
+        line = ChatLine(n=0, seat=seat, name=name, text=text, time=time.time())
+        rest = encode({"seat": line.seat, "name": line.name, "text": line.text, "time": line.time})[1:]
+        keys = [self.keys.record(table), self.keys.chat(table)]
+        line.n = await self._say(keys=keys, args=[rest, CHAT_LINES, self.keys.channel(table), self.origin])
+        if not line.n:
+            raise Missing(table)
+        return line
+
+    async def chat(self, table: str) -> list[ChatLine]:
+        """The table's last chat lines, oldest first."""
+        return [_chat_decoder.decode(raw) for raw in await self.redis.lrange(self.keys.chat(table), 0, -1)]
 
     async def seqs(self, tables: list[str]) -> list[int | None]:
         """The current ``seq`` of each table (None: gone), in one pipeline."""

@@ -26,6 +26,7 @@ const state = {
   table: null, // TableState of the table shown
   renderer: null,
   acts: 0, // actions sent (the browser test waits on it)
+  chatDraft: "", // the chat line being written
 };
 
 // -- seat tokens: this tab's survive a reload (sessionStorage); the browser keeps them too (localStorage), so that
@@ -158,6 +159,8 @@ function drawPage() {
   document.body.dataset.screen = "table";
   const newLog = app.querySelector(".log-lines");
   if (newLog) newLog.scrollTop = follow ? newLog.scrollHeight : scrollTop;
+  const chat = app.querySelector(".chat-lines");
+  if (chat) chat.scrollTop = chat.scrollHeight; // the latest line in view
   const board = app.querySelector(".board");
   if (board) {
     board.scrollLeft = boardLeft ?? centred(board, board.querySelector("svg .mine"));
@@ -496,6 +499,26 @@ const tableHandlers = {
   },
   watchRematch() {
     lobbyHandlers.watch(state.table.rematch.table);
+  },
+  get chatDraft() {
+    return state.chatDraft;
+  },
+  draft(value) {
+    state.chatDraft = value;
+  },
+  /** Say the line written at the table's chat (PROTOCOL ``say``); it shows when the server sends it back. */
+  async say() {
+    const table = state.table;
+    const text = state.chatDraft.trim();
+    if (!text) return;
+    table.error = null;
+    try {
+      await conn.request({ type: "say", table: table.id, text });
+      state.chatDraft = "";
+    } catch (err) {
+      showError(err);
+    }
+    render();
   },
   closeScores() {
     state.table.scoresClosed = true;

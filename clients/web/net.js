@@ -4,8 +4,8 @@
 
 export const PROTOCOL_VERSION = 1;
 
-/** Message types that are table updates (or news of a table: its rematch), whatever their ``ref``. */
-const UPDATES = new Set(["events", "snapshot", "game_over", "rematched"]);
+/** Message types that are table updates (or news of a table: its rematch, its chat), whatever their ``ref``. */
+const UPDATES = new Set(["events", "snapshot", "game_over", "rematched", "said", "chat"]);
 /** How long a ``check`` waits for its pong before it takes the connection for dead. */
 const PROBE_MS = 4000;
 

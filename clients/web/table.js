@@ -280,6 +280,34 @@ function logPanel(renderer, ctx, table) {
   );
 }
 
+/** The table's chat: each line with its seat's swatch (a name alone could pass for another's) and its words, as
+ * text, never markup; a seat says a line until the game is over, a spectator reads. */
+function chatPanel(table, handlers) {
+  const open = table.seated && table.status !== "over";
+  return h(
+    "section",
+    { class: "panel chat", id: "chat" },
+    h("div", { class: "panel-kicker" }, t("chat.title")),
+    h(
+      "ol",
+      { class: "chat-lines", "aria-live": "polite" },
+      table.chat.length
+        ? table.chat.map((line) =>
+            h("li", { dataset: { n: String(line.n) } }, swatch(line.seat, true), h("span", { class: "player-name" }, line.name), " ", h("span", { class: "said" }, line.text)),
+          )
+        : h("li", { class: "muted" }, t("chat.empty")),
+    ),
+    open
+      ? h(
+          "form",
+          { class: "inline", id: "chat-form", onsubmit: (event) => (event.preventDefault(), handlers.say()) },
+          h("input", { type: "text", id: "chat-text", maxlength: "200", placeholder: t("chat.placeholder"), "aria-label": t("chat.placeholder"), value: handlers.chatDraft, oninput: (e) => handlers.draft(e.target.value) }),
+          h("button", { type: "submit", id: "chat-send", disabled: table.offline }, t("chat.send")),
+        )
+      : h("p", { class: "muted" }, t(table.seated ? "chat.closed" : "chat.read_only")),
+  );
+}
+
 function finalScores(renderer, ctx, table, handlers) {
   const result = table.result;
   const order = result.scores.map((score, seat) => seat).sort((a, b) => result.scores[b] - result.scores[a]);
@@ -355,7 +383,7 @@ function checked(key, ok, values) {
 export function renderTable(renderer, table, handlers) {
   const ctx = makeContext(table, renderer.catalog, handlers);
   if (table.status === "lobby" || !table.view) {
-    return h("div", { class: "table-screen waiting", dataset: { table: table.id } }, seatingCard(table, handlers));
+    return h("div", { class: "table-screen waiting", dataset: { table: table.id } }, seatingCard(table, handlers), chatPanel(table, handlers));
   }
   return h(
     "div",
@@ -375,6 +403,7 @@ export function renderTable(renderer, table, handlers) {
       seatsPanel(renderer, ctx, table, handlers),
       choicesPanel(renderer, ctx),
       logPanel(renderer, ctx, table),
+      chatPanel(table, handlers),
     ),
   );
 }

@@ -7,6 +7,7 @@
 // current seq, so nothing is replayed twice).  Choices are offered only when the view, the prompts and the legal
 // actions all describe the same seq.
 
+const CHAT_SHOWN = 50; // the chat lines kept, the latest (the server keeps as many)
 const REFRESH_GAP_MS = 80; // at most ~12 snapshot requests a second, well under the server's rate limit
 
 /** ``prompts`` with ``due``: each deadline on this page's monotonic clock (``performance.now()`` ms), counted from
@@ -41,6 +42,7 @@ export class TableState {
     this.legal = [];
     this.promptSeq = -1;
     this.log = []; // {seq, events, seats, status, timeout}
+    this.chat = []; // the chat lines {n, seat, name, text, time}, in order
     this.logStartSeq = null; // the seq the log starts after (0: the whole game)
     this.firstView = null; // the view at the start of the log, when the log misses the beginning
     this.result = null;
@@ -81,6 +83,10 @@ export class TableState {
       case "rematched":
         this.rematch = { table: msg.rematch, seat: msg.seat };
         return false;
+      case "said":
+        return this.onChat([msg]);
+      case "chat":
+        return this.onChat(msg.lines);
       case "game_over":
         this.result = msg.result;
         this.secret = msg.secret || null;
@@ -140,6 +146,15 @@ export class TableState {
     }
     if (!msg.prompts) return false; // no news of who decides (a lobby change, a catch-up, the start's snapshot follows)
     return this.onPrompts(msg);
+  }
+
+  /** Chat lines: ``said`` one at a time, ``chat`` the last ones after a snapshot; each shown once (by its ``n``: a
+   * line said on another server may come in both), in order.  They are no update: no snapshot is asked for. */
+  onChat(lines) {
+    const known = new Set(this.chat.map((line) => line.n));
+    const fresh = lines.filter((line) => !known.has(line.n));
+    this.chat = [...this.chat, ...fresh].sort((a, b) => a.n - b.n).slice(-CHAT_SHOWN);
+    return false;
   }
 
   /** The game ended: nobody owes a decision any more (the last prompts' countdowns and "waiting for" go). */

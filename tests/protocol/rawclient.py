@@ -103,6 +103,8 @@ SERVER_MESSAGES: dict[str, Shape] = {
     "game_over": ({"table": STR, "seq": INT, "commitment": STR, "result": OBJ}, {"secret": STR, "nonces": LIST}),
     "rematched": ({"table": STR, "rematch": STR, "seat": INT}, {"ref": STR}),
     "pong": ({"time": NUM}, {"ref": STR}),
+    "said": ({"table": STR, "n": INT, "seat": INT, "name": STR, "text": STR, "time": NUM}, {"ref": STR}),
+    "chat": ({"table": STR, "lines": LIST}, {}),
     "error": ({"code": STR, "message": STR}, {"ref": STR, "table": STR}),
 }
 
@@ -128,6 +130,7 @@ PLAYING_INFO: Shape = (  # a game in play (``tables.playing``)
     {"turn_seconds": NUM, "bots": LIST},
 )
 SEAT_INFO: Shape = ({"seat": INT}, {"name": STR, "bot": BOOL, "away": BOOL})
+CHAT_LINE: Shape = ({"n": INT, "seat": INT, "name": STR, "text": STR, "time": NUM}, {})
 PROMPT: Shape = ({"seat": INT, "kind": STR}, {"deadline": NUM, "note": STR})
 RESULT: Shape = ({"scores": LIST, "winners": LIST, "seed": STR, "reveal": OBJ}, {})
 
@@ -144,7 +147,7 @@ STATUSES = frozenset({"lobby", "playing", "over"})
 REPLIES = frozenset(
     {
         "welcome", "tables", "created", "joined", "left", "started", "nudged", "accepted", "rejected", "snapshot",
-        "rematched", "pong", "error",
+        "rematched", "pong", "said", "error",
     }
 )  # fmt: skip
 
@@ -196,6 +199,9 @@ def check_frame(msg: Any) -> None:
             _check_object("tables.playing[]", info, PLAYING_INFO)
             if info["status"] != "playing" or not all(isinstance(name, str) for name in info["names"]):
                 raise ProtocolViolation(f"tables: a game in play as {info!r}")
+    elif kind == "chat":
+        for line in msg["lines"]:
+            _check_object("chat.lines[]", line, CHAT_LINE)
     elif kind in ("error", "rejected"):
         if msg["code"] not in ERROR_CODES:
             raise ProtocolViolation(f"{kind}: undocumented code {msg['code']!r}: {msg!r}")

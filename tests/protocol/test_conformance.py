@@ -21,6 +21,7 @@ import pytest
 
 from server.launch import ServerProcess
 from tests.protocol.rawclient import (
+    CHAT_LINE,
     GAME_INFO,
     LIMITS,
     PROMPT,
@@ -141,7 +142,7 @@ async def test_the_documents_examples_are_valid(net: Net) -> None:
             check_frame(msg)
     assert seen == {
         "welcome", "tables", "created", "joined", "left", "started", "nudged", "accepted", "rejected", "events",
-        "snapshot", "game_over", "rematched", "pong", "error",
+        "snapshot", "game_over", "rematched", "pong", "said", "chat", "error",
     }  # fmt: skip
 
 
@@ -172,6 +173,7 @@ async def test_the_documents_requests_work(net: Net) -> None:
             token = reply["token"]
     assert {m["type"] for m in examples} == {
         "hello", "create", "list", "join", "leave", "watch", "start", "act", "resume", "rematch", "ping", "nudge",
+        "say",
     }  # fmt: skip
 
 
@@ -608,6 +610,30 @@ async def test_spectators(net: Net) -> None:
         check_contiguous(client.tables[table].applied)
 
 
+async def test_table_chat(net: Net) -> None:
+    """ "Table chat": a seat's line reaches every follower as ``said`` (its own with its ``ref``), a spectator is
+    refused ``auth``, and who watches later gets the last lines in a ``chat`` right after the snapshot; no
+    ``events`` comes of it."""
+    table, players = await net.seat_table("mansion", 2, start=False)
+    watcher = await net.client("watcher")
+    await watcher.watch(table)
+    ada, bob = (p.client for p in players)
+    for client in (ada, bob, watcher):
+        await client.quiet(0.1)  # the seating's updates, read
+    said = await ada.request({"type": "say", "table": table, "text": "good luck"})
+    assert (said["type"], said["n"], said["seat"], said["name"], said["text"]) == ("said", 1, 0, "p0", "good luck")
+    for client in (bob, watcher):
+        heard = await client.wait_for("said", table=table)
+        assert heard == {k: v for k, v in said.items() if k != "ref"}
+    refused = await watcher.request({"type": "say", "table": table, "text": "me too"})
+    assert (refused["type"], refused["code"]) == ("error", "auth")
+    late = await net.client("late")
+    await late.watch(table)
+    chat = await late.expect("chat", table=table)
+    assert chat["lines"] == [{k: v for k, v in said.items() if k not in ("type", "table", "ref")}]
+    assert not [f for c in (ada, bob, watcher, late) for f in await c.quiet(0.2) if f["type"] == "events"]
+
+
 async def test_views_with_every_update(net: Net) -> None:
     """A ``hello`` with ``views`` gets its own view with every update that holds ``prompts`` and with the last,
     decided or not (the client checks that, as frames come); the other seats get theirs only when they decide, the
@@ -966,7 +992,7 @@ def test_the_client_agrees_with_schema_json() -> None:
         same(shape, by_tag[tag], tagged=True)
     for name, shape in [
         ("GameInfo", GAME_INFO), ("Limits", LIMITS), ("TableInfo", TABLE_INFO), ("SeatInfo", SEAT_INFO),
-        ("PromptInfo", PROMPT),
+        ("PromptInfo", PROMPT), ("ChatLine", CHAT_LINE),
     ]:  # fmt: skip
         same(shape, defs[name], tagged=False)
 

@@ -91,6 +91,13 @@ export default {
   "log.over": "The game is over.",
   "log.empty": "Nothing yet.",
 
+  "chat.title": "Chat",
+  "chat.empty": "No messages yet.",
+  "chat.placeholder": "Say something to the table",
+  "chat.send": "Send",
+  "chat.closed": "The game is over: the chat is closed.",
+  "chat.read_only": "Spectators read the chat; only players write in it.",
+
   "over.title": "Final scores",
   "over.rank": "#",
   "over.player": "Player",

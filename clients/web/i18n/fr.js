@@ -91,6 +91,13 @@ export default {
   "log.over": "La partie est terminée.",
   "log.empty": "Rien pour l'instant.",
 
+  "chat.title": "Discussion",
+  "chat.empty": "Aucun message pour l'instant.",
+  "chat.placeholder": "Dites quelque chose à la table",
+  "chat.send": "Envoyer",
+  "chat.closed": "La partie est finie : la discussion est close.",
+  "chat.read_only": "Les spectateurs lisent la discussion ; seuls les joueurs y écrivent.",
+
   "over.title": "Scores finaux",
   "over.rank": "#",
   "over.player": "Joueur",

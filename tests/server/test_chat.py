@@ -1,0 +1,185 @@
+"""Table chat over real sockets and a real store: who hears a line, who gets the last lines later, across two
+server processes, and that no refused line (nor any line) changes the table or reaches the logs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import redis
+import redis.asyncio as aioredis
+
+from clients.sdk import Client, ServerError
+from protocol.messages import CHAT_CHARS, Chat, Said, ServerMsg, Snapshot
+from server.chat import CHAT_BURST
+from server.store import CHAT_LINES, NO_PREFIX, Store
+from tests.server.conftest import ServerFactory, ServerProcess
+
+
+@pytest.fixture
+async def store(store_url: str) -> AsyncIterator[Store]:
+    client = aioredis.Redis.from_url(store_url)
+    yield Store(client)
+    await client.aclose()
+
+
+async def seated(urls: list[str], seats: int = 2) -> tuple[str, list[Client]]:
+    """A mansion table in its lobby with a client seated at each seat, seat ``i`` on ``urls[i % len(urls)]``."""
+    clients = [Client(urls[i % len(urls)], client=f"talker{i}") for i in range(seats)]
+    for client in clients:
+        await client.connect()
+    table = await clients[0].create("mansion", seats)
+    for i, client in enumerate(clients):
+        await client.join(table, f"P{i}")
+    return table, clients
+
+
+async def next_of(client: Client, kind: type[Any]) -> Any:
+    """The next message of ``kind`` in the client's stream (the table's updates before it are passed over)."""
+    while True:
+        msg: ServerMsg = await client.recv(timeout=10)
+        if isinstance(msg, kind):
+            return msg
+
+
+def table_as_stored(sync_redis: redis.Redis, table: str) -> tuple[Any, ...]:
+    """Everything of the table a game reads: its record's seq, meta and state, its log and its commands."""
+    seq, meta, state = sync_redis.hmget(NO_PREFIX.record(table), "seq", "meta", "state")
+    log = sync_redis.xrange(NO_PREFIX.log(table))
+    return seq, meta, state, log, sync_redis.hgetall(NO_PREFIX.cmds(table))
+
+
+async def test_a_line_reaches_every_seat_and_spectator_and_leaves_the_game_as_it_was(
+    server: ServerProcess, sync_redis: redis.Redis
+) -> None:
+    table, (ada, bob) = await seated([server.url])
+    await ada.start(table)
+    watcher = Client(server.url, client="watcher")
+    await watcher.connect()
+    try:
+        await watcher.watch(table)
+        before = table_as_stored(sync_redis, table)
+        said = await ada.say(table, "good luck, <b>all</b> 👻")
+        assert (said.n, said.seat, said.name, said.text) == (1, 0, "P0", "good luck, <b>all</b> 👻")
+        for client in (ada, bob, watcher):
+            heard = await next_of(client, Said)
+            assert (heard.table, heard.n, heard.seat, heard.text) == (table, 1, 0, said.text)
+            assert heard.time == said.time
+        assert (await bob.say(table, "thanks")).n == 2
+        assert (await next_of(ada, Said)).text == "thanks"
+        assert table_as_stored(sync_redis, table) == before  # no seq, no state, nothing logged (M30)
+    finally:
+        for client in (ada, bob, watcher):
+            await client.close()
+
+
+async def test_who_comes_later_gets_the_last_lines_after_the_snapshot(server: ServerProcess) -> None:
+    table, (ada, bob) = await seated([server.url])
+    late = Client(server.url, client="late")
+    again = Client(server.url, client="again")
+    try:
+        for text in ("hi", "back in 2 min", "ok"):
+            await ada.say(table, text)
+        await late.connect()
+        await late.watch(table)
+        snapshot = await next_of(late, Snapshot)
+        chat = await late.recv(timeout=10)  # right after it
+        assert isinstance(chat, Chat) and chat.table == table == snapshot.table
+        assert [(line.n, line.seat, line.name, line.text) for line in chat.lines] == [
+            (1, 0, "P0", "hi"),
+            (2, 0, "P0", "back in 2 min"),
+            (3, 0, "P0", "ok"),
+        ]
+        token = bob.seats[table].token
+        await bob.close()
+        await again.connect()
+        await again.resume(table, token)
+        await next_of(again, Snapshot)
+        assert [line.text for line in (await again.recv(timeout=10)).lines] == ["hi", "back in 2 min", "ok"]
+        assert (await again.say(table, "I am back")).seat == 1  # the resumed seat speaks
+    finally:
+        for client in (ada, bob, late, again):
+            await client.close()
+
+
+async def test_a_line_said_on_one_process_is_heard_on_the_other(start_server: ServerFactory) -> None:
+    a, b = start_server(), start_server()
+    table, (ada, bob) = await seated([a.url, b.url])
+    watcher = Client(b.url, client="watcher")
+    await watcher.connect()
+    try:
+        await watcher.watch(table)
+        said = await ada.say(table, "your turn")
+        for client in (bob, watcher):  # both on the other process
+            assert (await next_of(client, Said)).text == "your turn"
+        assert (await bob.say(table, "on my way")).n == said.n + 1
+        assert (await next_of(ada, Said)).n == said.n  # (her own, in her stream too)
+        heard = await next_of(ada, Said)
+        assert (heard.n, heard.seat, heard.text) == (said.n + 1, 1, "on my way")
+    finally:
+        for client in (ada, bob, watcher):
+            await client.close()
+
+
+async def test_refused_lines_leave_the_table_and_its_chat_as_they_were(
+    server: ServerProcess, sync_redis: redis.Redis
+) -> None:
+    table, (ada, bob) = await seated([server.url])
+    watcher, stranger = Client(server.url, client="watcher"), Client(server.url, client="stranger")
+    await watcher.connect()
+    await stranger.connect()
+    try:
+        await watcher.watch(table)
+        await ada.say(table, "first")
+        before = table_as_stored(sync_redis, table), sync_redis.lrange(NO_PREFIX.chat(table), 0, -1)
+        refusals: list[tuple[Client, str, str]] = [
+            (watcher, "I only watch", "auth"),  # a spectator reads, not writes
+            (stranger, "who am I", "auth"),  # not following the table at all
+            (bob, "", "bad_field"),
+            (bob, "   ", "bad_field"),  # blank
+            (bob, "two\nlines", "bad_field"),
+            (bob, "bell\x07", "bad_field"),
+            (bob, "\u202eesrever", "bad_field"),  # a bidi override
+            (bob, "x" * (CHAT_CHARS + 1), "bad_field"),
+        ]
+        for client, text, code in refusals:
+            with pytest.raises(ServerError) as refused:
+                await client.say(table, text)
+            assert refused.value.code == code, (text, refused.value)
+        assert (table_as_stored(sync_redis, table), sync_redis.lrange(NO_PREFIX.chat(table), 0, -1)) == before
+        for i in range(CHAT_BURST):  # bob's own allowance: ada's line took none of it
+            await bob.say(table, f"line {i}")
+        with pytest.raises(ServerError) as refused:
+            await bob.say(table, "one too many")
+        assert refused.value.code == "rate_limited"
+        assert len(sync_redis.lrange(NO_PREFIX.chat(table), 0, -1)) == 1 + CHAT_BURST
+        assert (await ada.say(table, "still mine")).n == 2 + CHAT_BURST
+    finally:
+        for client in (ada, bob, watcher, stranger):
+            await client.close()
+    await asyncio.sleep(0.2)
+    logged = server.log_path.read_text()
+    assert "command_rejected" in logged and '"type": "say"' in logged.replace('":"', '": "')
+    for text in ("first", "line 0", "still mine", "I only watch", "one too many"):
+        assert text not in logged  # what players say is not logged
+
+
+async def test_the_store_keeps_the_last_lines_as_long_as_the_table(store: Store, sync_redis: redis.Redis) -> None:
+    table = "chatkeep1"
+    sync_redis.hset(NO_PREFIX.record(table), mapping={"seq": 3, "meta": b"x"})
+    sync_redis.expire(NO_PREFIX.record(table), 1000)
+    try:
+        for i in range(CHAT_LINES + 5):
+            assert (await store.say(table, i % 2, f"P{i % 2}", f"line {i}")).n == i + 1
+        lines = await store.chat(table)
+        assert [line.n for line in lines] == list(range(6, CHAT_LINES + 6))
+        assert lines[-1].text == f"line {CHAT_LINES + 4}" and lines[-1].name == "P0"
+        assert 990 <= sync_redis.ttl(NO_PREFIX.chat(table)) <= 1000  # the record's
+        assert sync_redis.hget(NO_PREFIX.record(table), "seq") == b"3"
+    finally:
+        sync_redis.delete(NO_PREFIX.record(table), NO_PREFIX.chat(table))
+    with pytest.raises(Exception, match=table):
+        await store.say(table, 0, "P0", "to nobody")  # the table is gone: ``Missing``
+    assert not sync_redis.exists(NO_PREFIX.chat(table))
