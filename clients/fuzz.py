@@ -413,8 +413,9 @@ class Worker:
             {"type": "start", "table": table_id, "token": token},
             {"type": "resume", "table": table_id, "token": token, "last_seq": rng.choice([0, 2, 10**9])},
             {"type": "ping"},
+            {"type": "say", "table": table_id, "text": rng.choice(["gg", "", " ", "a\x00b", "\u202e", "x" * 201])},
         ]
-        msg = rng.choices(templates, weights=[10, 1, 1, 1, 1, 1, 1, 1, 1, 1])[0]
+        msg = rng.choices(templates, weights=[10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])[0]
         if msg.get("seq", 0) is None:
             del msg["seq"]
         if rng.random() < 0.5:

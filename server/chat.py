@@ -13,14 +13,14 @@ CHAT_PER_SECOND = 0.5  # lines a seat may say a second on average, in each serve
 CHAT_BURST = 5  # … and at once
 
 
-async def say(hub: Hub | None, conn: Follower, msg: Say) -> None:
-    """Say ``msg.text`` for the seat ``conn`` follows the table as (``hub``: the table's, if it follows it); a
-    spectator reads but does not write."""
-    seat = hub.followers.get(conn) if hub is not None else None
-    if hub is None or seat is None:
-        raise ProtocolError(Code.AUTH, "only a seat speaks at a table: join it, or resume your seat, first")
+async def say(hub: Hub, conn: Follower, msg: Say) -> None:
+    """Say ``msg.text`` for the seat ``conn`` follows ``hub``'s table as; a spectator reads but does not write,
+    and a finished table (which nobody follows) hears no more."""
     if hub.meta.status == "over":
         raise ProtocolError(Code.GAME_OVER, "the game is over: its chat is closed")
+    seat = hub.followers.get(conn)
+    if seat is None:
+        raise ProtocolError(Code.AUTH, "only a seat speaks at a table: join it, or resume your seat, first")
     if not hub.chat_rates.setdefault(seat, TokenBucket(CHAT_PER_SECOND, CHAT_BURST)).take():
         raise ProtocolError(
             Code.RATE_LIMITED, f"a seat says {CHAT_BURST} lines at once, then one every {1 / CHAT_PER_SECOND:g} s"

@@ -545,7 +545,8 @@ class Connection:
         elif isinstance(msg, Rematch):
             await self._rematch(msg)
         elif isinstance(msg, Say):
-            await say(self.follows.get(msg.table), self, msg)
+            async with self._table(msg.table) as hub:  # (one not followed: to say why it is refused)
+                await say(hub, self, msg)
 
     async def _rematch(self, msg: Rematch) -> None:
         """Play again: the finished table's rematch, made by the first seat to ask (who spends a create, within

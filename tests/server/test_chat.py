@@ -16,6 +16,7 @@ from protocol.messages import CHAT_CHARS, Chat, Said, ServerMsg, Snapshot
 from server.chat import CHAT_BURST
 from server.store import CHAT_LINES, NO_PREFIX, Store
 from tests.server.conftest import ServerFactory, ServerProcess
+from tests.server.players import close, play, seat_players
 
 
 @pytest.fixture
@@ -164,6 +165,30 @@ async def test_refused_lines_leave_the_table_and_its_chat_as_they_were(
     assert "command_rejected" in logged and '"type": "say"' in logged.replace('":"', '": "')
     for text in ("first", "line 0", "still mine", "I only watch", "one too many"):
         assert text not in logged  # what players say is not logged
+
+
+async def test_a_finished_table_hears_no_more_but_keeps_its_lines(server: ServerProcess) -> None:
+    table, players = await seat_players([server.url], seats=2, seed=4)
+    try:
+        await players[1].client.say(table, "good luck")
+        await play(players)
+        for player in players:  # (no longer following it, either)
+            with pytest.raises(ServerError) as refused:
+                await player.client.say(table, "good game")
+            assert refused.value.code == "game_over"
+        with pytest.raises(ServerError) as refused:
+            await players[0].client.say("nosuchtable", "anyone?")
+        assert refused.value.code == "not_found"
+        late = Client(server.url, client="late")
+        await late.connect()
+        try:
+            await late.watch(table)
+            kinds = [type(await late.recv(timeout=10)).__name__ for _ in range(3)]
+            assert kinds == ["Snapshot", "Chat", "GameOver"]
+        finally:
+            await late.close()
+    finally:
+        await close(players)
 
 
 async def test_the_store_keeps_the_last_lines_as_long_as_the_table(store: Store, sync_redis: redis.Redis) -> None:
