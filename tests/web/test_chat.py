@@ -8,8 +8,9 @@ from typing import Any
 from clients.sdk import Client
 from protocol.messages import Said
 from server.launch import ServerProcess
-from tests.web.conftest import other_tab
+from tests.web.conftest import screenshot, touch_tab
 from tests.web.play import create_table
+from tests.web.test_mobile import PORTRAIT, audit
 
 SHOWN_LINES = "() => [...document.querySelectorAll('.chat-lines li[data-n]')].map((li) => li.textContent)"
 LINES_AT_LEAST = "(n) => document.querySelectorAll('.chat-lines li[data-n]').length >= n"
@@ -41,7 +42,7 @@ async def test_players_chat_as_text_and_a_spectator_reads(page: Any, server: Ser
         markup = "() => document.querySelectorAll('.chat-lines script, .chat-lines img, .chat-lines b').length"
         assert await page.evaluate(markup) == 0  # shown as text: no element made of it
         assert await page.evaluate("() => document.body.dataset.pwned ?? null") is None
-        async with other_tab(page, viewport={"width": 390, "height": 844}) as phone:  # a spectator on a phone
+        async with touch_tab(page, PORTRAIT, 3) as phone:  # a spectator on a phone
             await phone.goto(f"{server.http}/#/table/{table}")
             await phone.wait_for_function(LINES_AT_LEAST, arg=2)  # the last lines, with the table
             assert await phone.locator("#chat-text").count() == 0  # a spectator reads, not writes
@@ -54,8 +55,11 @@ async def test_players_chat_as_text_and_a_spectator_reads(page: Any, server: Ser
             # (the swatch's 1: Ada's seat, as the page numbers seats)
             assert (await phone.evaluate(SHOWN_LINES))[-1] == "1Ada your turn, Bob"
             assert await phone.locator("#log").count() == 1
-            width = "() => document.documentElement.scrollWidth <= window.innerWidth"
-            assert await phone.evaluate(width)  # nothing wider than the phone
+            await phone.locator("#chat").scroll_into_view_if_needed()
+            await screenshot(phone, "chat-spectator-phone")
+            await page.locator("#chat").scroll_into_view_if_needed()
+            await screenshot(page, "chat-player")
+            assert not await audit(phone)  # nothing wider than the phone, no word too small
         assert (await page.evaluate(SHOWN_LINES))[:2] == ["1Ada " + MARKUP, "2Bob <b>hello</b> & good luck"]
     finally:
         await bob.close()
