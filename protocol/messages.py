@@ -229,8 +229,9 @@ class Welcome(ServerMessage, tag="welcome"):
 
 
 class TableInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A table as ``list`` shows it; one in play (``Tables.playing``) also has its seats' ``names``, those of its
-    server-run ``bots``, its last ``seq`` and when it ``started``: what any spectator sees, nothing hidden."""
+    """A table as ``list`` shows it, with the seats of its server-run ``bots`` (``taken`` counts them: a table where
+    ``taken`` is their number has no person at it yet); one in play (``Tables.playing``) also has its seats'
+    ``names``, its last ``seq`` and when it ``started``: what any spectator sees, nothing hidden."""
 
     table: str
     game: str

@@ -29,8 +29,9 @@ from server.connection import Connection, QuietCloses, kinds
 from server.guard import Guard
 from server.hub import Fanout
 from server.metrics import Metrics
+from server.presence import Presence
 from server.service import NUDGE_AFTER, NUDGE_SECONDS, TableService
-from server.store import Keys, Store
+from server.store import ABANDONED, Keys, Store
 from server.watchdog import Watchdog
 from server.worker import Worker
 
@@ -59,6 +60,7 @@ class Settings:
     max_connections_per_ip: int = 256  # 0: no cap
     tables_per_minute: float = 30.0  # new tables one client address may create a minute (0: no cap)
     open_tables_per_ip: int = 20  # open public tables one client address may have created at once (0: no cap)
+    abandoned_after: int = ABANDONED  # seconds before a public lobby table no person is at is abandoned
     limit_loopback: bool = False  # count loopback clients against the caps above too
     trusted_proxies: tuple[str, ...] = ()  # reverse proxies (addresses, networks) whose X-Forwarded-For is believed
     idle_timeout: float = 300.0  # seconds without a client message before the connection is closed (0: never)
@@ -76,7 +78,7 @@ class App:
         # commits, which compare the table's seq and record their command id (a second run does nothing).
         pool = redis_wire.pool(settings.redis_url, max_connections=64, timeout=10, retry=Retry(NoBackoff(), 1))
         self.redis = aioredis.Redis(connection_pool=pool)  # waits for a free connection under load
-        self.store = Store(self.redis, Keys.named(settings.key_prefix))
+        self.store = Store(self.redis, Keys.named(settings.key_prefix), settings.abandoned_after)
         self.store.on_failure = self.metrics.failed
         self.store.on_commit = self.metrics.store_commit.observe
         self.service = TableService(
@@ -90,6 +92,7 @@ class App:
             on_catchup=self.metrics.catchups.inc,
         )
         self.autoplay = Autoplay(self.store, self.redis, self.service)
+        self.presence = Presence(self.fanout, self.store)
         self.watchdog = Watchdog(self.redis, self.store.keys, self.metrics, on_tick=self.each_second)
         self.quiet = QuietCloses()
         self.guard = Guard(
@@ -162,6 +165,7 @@ class App:
         await preflight.inspect(self.redis, store)
         await self.fanout.start()
         await self.autoplay.start()
+        await self.presence.start()
         await self.guard.start()
         await self.watchdog.start()
         worker = self.settings.worker
@@ -195,6 +199,7 @@ class App:
         finally:
             await self.watchdog.close()
             await self.guard.close()
+            await self.presence.close()
             await self.autoplay.close()
             await self.fanout.close()
             with contextlib.suppress(Exception):

@@ -11,8 +11,8 @@
   the store and the lobby.  Past it a ``create`` is refused ``rate_limited``.
 * A cap on the open public tables (not started, a seat free) per client address (``open_tables``, the same
   exemption): within its budget one address still had a few hundred tables waiting in the lobby in a few minutes,
-  every one listed until it expired.  Counted in the store (``Store.create``), so it holds across processes;
-  past it a ``create`` is refused ``open_limit``.
+  every one listed until it expired.  Counted in the store (``Store.create``), so it holds across processes, and
+  only while someone is there (``ABANDONED``); past it a ``create`` is refused ``open_limit``.
 * A cap on the places one client address holds as a spectator (``watchers_per_ip``, the same exemption): each
   of its connections watching a table holds one.  ``--max-watchers`` caps a table's spectators, so without it a
   few addresses could take every place at a table and shut everyone else out.  Past it a ``watch`` is refused

@@ -13,6 +13,7 @@ import structlog
 from server import cli, logs, metrics
 from server.app import Settings, env_redis_url, run_forever
 from server.embedded import EmbeddedValkey
+from server.store import LOBBY_TTL
 from server.supervisor import supervise
 from server.worker import Worker
 
@@ -176,6 +177,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "loopback is exempt unless --limit-loopback)",
     )
     parser.add_argument(
+        "--abandoned-after",
+        type=cli.bounded(int, 1, LOBBY_TTL),
+        default=defaults.abandoned_after,
+        metavar="SECONDS",
+        help="a public table not started that no person is at (nobody sits: its creator never sat, everyone left, "
+        "bots alone; or no seated player has a connection open to it: a page closed) leaves the lobby's list and "
+        "its creator's --open-tables-per-ip count this long after its last change and the last time a seated "
+        "player was connected; one where nobody sits is gone from the store then, one with a seat taken is kept "
+        f"{LOBBY_TTL // 3600} h for its player to come back to (default: %(default)s)",
+    )
+    parser.add_argument(
         "--limit-loopback",
         action="store_true",
         help="apply --max-connections-per-ip, --tables-per-minute, --open-tables-per-ip and --watchers-per-ip to "
@@ -284,6 +296,7 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
         max_connections_per_ip=args.max_connections_per_ip,
         tables_per_minute=args.tables_per_minute,
         open_tables_per_ip=args.open_tables_per_ip,
+        abandoned_after=args.abandoned_after,
         limit_loopback=args.limit_loopback,
         trusted_proxies=tuple(args.trusted_proxy),
         idle_timeout=args.idle_timeout,

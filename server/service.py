@@ -227,7 +227,7 @@ class TableService:
                 raise ProtocolError(
                     Code.OPEN_LIMIT,
                     f"{crowded.cap} open public tables from your address already: start or fill one (a table leaves "
-                    "the count once started or full, or a day after its last change), or create a private one",
+                    "the count once started or full, or once nobody is at it for a while), or create a private one",
                 ) from None
             if made is not None:
                 break
@@ -271,7 +271,8 @@ class TableService:
 
     async def list_tables(self, game: str | None) -> tuple[list[TableInfo], list[TableInfo]]:
         """The open public tables and those in play (``Store.lobby``), of ``game`` or all.  What is listed of a game
-        in play is what any spectator sees of it: its seats' names, its bots' seats, its ``seq``, its start."""
+        in play is what any spectator sees of it: its seats' names, its bots' seats, its ``seq``, its start; of an
+        open table, its bots' seats (so its seats taken by people are told from those a bot holds)."""
         lobby = await self.store.lobby(game)
         listed = [
             TableInfo(
@@ -281,6 +282,7 @@ class TableService:
                 taken=sum(n is not None for n in meta.names),
                 status=meta.status,
                 turn_seconds=meta.turn_seconds,
+                bots=sorted(meta.bots),
             )
             for table, _, meta in lobby.open
         ]

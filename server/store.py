@@ -64,6 +64,14 @@ written before the stamp was: format 1.  ``tests/server/test_upgrade.py`` fails 
 the format is decided."""
 TABLE_TTL = 7 * 24 * 3600  # seconds a started table outlives its last change (a finished one stays verifiable)
 LOBBY_TTL = 24 * 3600  # seconds a table not started outlives its last change: a lobby nobody comes back to
+ABANDONED = 15 * 60
+"""Seconds after which a public table not started is abandoned when no person is there: nobody sits (its creator
+never sat, everyone left; bots alone) or nobody seated has a connection following it (``Keys.present``), since its
+last change and the last time one was seen (``serve --abandoned-after``).  It then leaves the lobby's list and its
+creator's count of open tables (``_CREATE``); one where nobody sits is gone from the store too (its life,
+``Store.lobby_ttl``), one where a seat is taken is kept its day, for its player to come back to (listed again from
+then on).  Left a day like any lobby, the tables an address abandoned (a page closed before anyone came)
+were listed, and held its cap of open tables, for a day."""
 OPEN_LISTED = 200  # the open public tables a lobby read lists
 PLAYING_LISTED = 100  # the public tables in play a lobby read lists, the latest started
 LISTED_PAGES = 10
@@ -158,6 +166,12 @@ class Keys:
         """Sorted set of public tables in play (score: their start), kept by the commits that start a game and
         end it (``Store.commit``); a hint, re-checked (a table may expire in play)."""
         return self.prefix + "hauntd:playing"
+
+    @property
+    def present(self) -> str:
+        """Sorted set of the public lobby tables where a seated person's connection was last seen following (score:
+        when), renewed by every process (``server/presence.py``, ``Store.present``); a hint, re-checked."""
+        return self.prefix + "hauntd:present"
 
     def opened(self, address: str) -> str:
         """Sorted set of the public tables a client address (``guard.counted_as``) created that may still be open
@@ -449,20 +463,24 @@ return n
 """
 
 # KEYS: record, open index, the create command's key or the record of the finished table this is the rematch of
-# (the record's again: none), the creator's open tables (the record's again: no cap); never '', which a store's ACL
-# holding a deployment to its prefix refuses.  ARGV: meta, ttl, table id, its score in the open index ('' private:
-# not listed), the cap, the oldest score still open, format [, a rematch's: the seat asking, the finished table's
-# last batch, its channel, the origin].
+# (the record's again: none), the creator's open tables (the record's again: no cap), present index; never '', which
+# a store's ACL holding a deployment to its prefix refuses.  ARGV: meta, ttl, table id, its score in the open index
+# ('' private: not listed), the cap, the oldest score still open, format, the oldest change or presence not
+# abandoned (``ABANDONED``), the life of the creator's set (a day, as long as the longest-lived of its tables: an
+# empty one's life would forget the others) [, a rematch's: the seat asking, the finished table's last batch, its
+# channel, the origin].
 # Returns 1 created, 0 the id is taken, -1 the creator has its cap of open tables, -2 no finished table to rematch,
 # or the id of the table the same create command (the same finished table's rematch) made before.  A table still at
 # seq 0 holding this very meta (its ``created`` time included) was made by this very call: run again after its
-# reply was lost, it answers 1 again.  The creator's open tables are those it made still in the open index: the
-# others (started, full, expired) leave its set as they are counted.  A rematch is set on the finished table and
-# published on its channel as a ``Notice`` of its last batch again (format, then the new id and the seat).
+# reply was lost, it answers 1 again.  The creator's open tables are those it made still in the open index, changed
+# within a day, and within ``ABANDONED`` or with a seated person seen there since: the others (started, full,
+# expired, abandoned) leave its set as they are counted, so that it stays as small as the cap (a table its player
+# comes back to is not counted again: that takes a connection following it).  A rematch is set on the finished table
+# and published on its channel as a ``Notice`` of its last batch again (format, then the new id and the seat).
 _CREATE = r"""
 if KEYS[3] ~= KEYS[1] then
   local made
-  if ARGV[8] then
+  if ARGV[10] then
     if redis.call('EXISTS', KEYS[3]) == 0 then return -2 end
     made = redis.call('HGET', KEYS[3], 'rematch')
   else
@@ -479,20 +497,25 @@ local ttl = tonumber(ARGV[2])
 if KEYS[4] ~= KEYS[1] then
   local open = 0
   for _, table in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
-    local score = redis.call('ZSCORE', KEYS[2], table)
-    if score and tonumber(score) >= tonumber(ARGV[6]) then open = open + 1 else redis.call('ZREM', KEYS[4], table) end
+    local score = tonumber(redis.call('ZSCORE', KEYS[2], table) or '0')
+    local seen = tonumber(redis.call('ZSCORE', KEYS[5], table) or '0')
+    if score >= tonumber(ARGV[6]) and math.max(score, seen) >= tonumber(ARGV[8]) then
+      open = open + 1
+    else
+      redis.call('ZREM', KEYS[4], table)
+    end
   end
   if open >= tonumber(ARGV[5]) then return -1 end
 end
 redis.call('HSET', KEYS[1], 'seq', 0, 'meta', ARGV[1], 'format', ARGV[7])
 redis.call('EXPIRE', KEYS[1], ttl)
-if ARGV[8] then
-  redis.call('HSET', KEYS[3], 'rematch', ARGV[3], 'rematch_seat', ARGV[8])
+if ARGV[10] then
+  redis.call('HSET', KEYS[3], 'rematch', ARGV[3], 'rematch_seat', ARGV[10])
   local function bin(s) return '\198' .. struct.pack('>I4', #s) .. s end
   local function str(s) return '\217' .. string.char(#s) .. s end
   local meta = redis.call('HGET', KEYS[3], 'meta')
-  local tail = string.char(tonumber(ARGV[7])) .. str(ARGV[3]) .. string.char(tonumber(ARGV[8]))
-  redis.call('PUBLISH', ARGV[10], '\151' .. bin(ARGV[9]) .. bin(meta) .. bin('') .. str(ARGV[11]) .. tail)
+  local tail = string.char(tonumber(ARGV[7])) .. str(ARGV[3]) .. string.char(tonumber(ARGV[10]))
+  redis.call('PUBLISH', ARGV[12], '\151' .. bin(ARGV[11]) .. bin(meta) .. bin('') .. str(ARGV[13]) .. tail)
 elseif KEYS[3] ~= KEYS[1] then
   redis.call('SET', KEYS[3], ARGV[3], 'EX', ttl)
 end
@@ -500,7 +523,7 @@ if ARGV[4] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
   if KEYS[4] ~= KEYS[1] then
     redis.call('ZADD', KEYS[4], ARGV[4], ARGV[3])
-    redis.call('EXPIRE', KEYS[4], ttl)
+    redis.call('EXPIRE', KEYS[4], ARGV[9])
   end
 end
 return 1
@@ -512,6 +535,19 @@ _RECORDS = """
 local rows = {}
 for i, key in ipairs(KEYS) do rows[i] = redis.call('HMGET', key, 'seq', 'meta', 'format') end
 return rows
+"""
+
+
+# KEYS: present, open, waiting.  ARGV: now, the oldest presence kept (a day ago), table ids.  Marks each table
+# present now, and back in ``waiting`` at its last change (the open index's score) if still open: a read that found
+# nobody there had taken it out.
+_PRESENT = """
+for i = 3, #ARGV do
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i])
+  local changed = redis.call('ZSCORE', KEYS[2], ARGV[i])
+  if changed then redis.call('ZADD', KEYS[3], changed, ARGV[i]) end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
 """
 
 
@@ -578,14 +614,16 @@ class GroupCommit:
 class Store:
     """The Redis side of tables: create, read, commit, log ranges, the open-table index."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys = NO_PREFIX) -> None:
+    def __init__(self, client: aioredis.Redis, keys: Keys = NO_PREFIX, abandoned_after: int = ABANDONED) -> None:
         self.redis: Any = client  # redis-py's reply types are too loose to be useful here
         self.keys = keys
+        self.abandoned_after = abandoned_after  # (``ABANDONED``)
         self.origin = secrets.token_hex(8)  # names this store's commits in their notices
         self._commit = GroupCommit(client, _COMMIT, self._timed)
         self._create = client.register_script(_CREATE)
         self._records = client.register_script(_RECORDS)
         self._say = client.register_script(_SAY)
+        self._present = client.register_script(_PRESENT)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
         self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
         self.on_commit: Callable[[float], None] | None = None  # told each round trip of commits: its seconds
@@ -617,6 +655,11 @@ class Store:
                 fields["left_out"] = left_out
         log_failure(logger, event, exc, **fields)
 
+    def lobby_ttl(self, meta: TableMeta) -> int:
+        """The life of a table not started past its last change: ``abandoned_after`` for a public one where no
+        person sits (``ABANDONED``), a day (``LOBBY_TTL``) otherwise."""
+        return LOBBY_TTL if meta.private or meta.waiting else self.abandoned_after
+
     async def create(
         self,
         table: str,
@@ -635,13 +678,14 @@ class Store:
         record = self.keys.record(table)
         counted = record if cap is None or meta.private else self.keys.opened(cap[0])
         once = self.keys.record(source.table) if source else record if command is None else self.keys.created(command)
-        keys = [record, self.keys.open, once, counted]
+        keys = [record, self.keys.open, once, counted, self.keys.present]
         listed = "" if meta.private else repr(meta.created)
         limit = cap[1] if cap is not None else 0
-        oldest = time.time() - LOBBY_TTL
-        args: list[bytes | str | float] = [encode(meta), LOBBY_TTL, table, listed, limit, oldest, STORE_FORMAT]
+        now = time.time()
+        args: list[bytes | str | float] = [encode(meta), self.lobby_ttl(meta), table, listed, limit]
+        args += [now - LOBBY_TTL, STORE_FORMAT, now - self.abandoned_after, LOBBY_TTL]
         if source is not None:
-            last = encode(Batch(seq=source.seq, at=time.time()))
+            last = encode(Batch(seq=source.seq, at=now))
             args += [source.seat, last, self.keys.channel(source.table), self.origin]
         created = await self._create(keys=keys, args=args)
         if created == 0:
@@ -701,7 +745,7 @@ class Store:
             self.keys.channel(table),
             self.origin if local else "",
             1 if local else 0,
-            LOBBY_TTL if meta.status == "lobby" else TABLE_TTL,
+            TABLE_TTL if meta.status != "lobby" else self.lobby_ttl(meta),
             STORE_FORMAT,
         ]
         due = meta.due()
@@ -791,6 +835,14 @@ class Store:
             await pipe.execute()
         self._lobby.clear()
 
+    async def present(self, tables: list[str]) -> None:
+        """Note that a seated person's connection follows each of these public lobby tables now (``ABANDONED``)."""
+        if tables:
+            now = time.time()
+            await self._present(
+                keys=[self.keys.present, self.keys.open, self.keys.waiting], args=[now, now - LOBBY_TTL, *tables]
+            )
+
     async def lobby(self, game: str | None = None) -> Lobby:
         """``read_open_tables`` and ``read_playing_tables`` of ``game`` (None: every game; one this server has not
         lists none, unread), read again only ``LOBBY_READ_SECONDS`` after the last read of that game or once this
@@ -823,8 +875,11 @@ class Store:
         waiting first, then the empty ones; each the most lately changed first.  So tables people are gathering
         at come before those left waiting, which sink out of the ``limit`` and expire (``LOBBY_TTL``: their index
         entries go then too, so the index stays as small as the lobby), and no number of empty tables hides one
-        where someone waits.  Drops stale index entries."""
-        expired = time.time() - LOBBY_TTL
+        where someone waits.  Drops stale index entries; leaves out the abandoned (``ABANDONED``): one where nobody
+        sits is stale (gone, but for one an older hauntd kept a day), one where nobody seated is present leaves
+        ``waiting`` until its player is back (``present``)."""
+        now = time.time()
+        expired, abandoned = now - LOBBY_TTL, now - self.abandoned_after
         async with self.redis.pipeline(transaction=False) as pipe:
             for index in (self.keys.open, self.keys.waiting):
                 pipe.zremrangebyscore(index, "-inf", expired)
@@ -834,15 +889,25 @@ class Store:
         pages = _Pages(limit, game)
         for index in (self.keys.waiting, self.keys.open):  # (``waiting`` is in ``open`` too: each id read once)
             async for table, seq, meta in pages.read(self, index, lambda: len(found) >= limit):
-                if meta is None or meta.status != "lobby" or None not in meta.names:
+                if (
+                    meta is None
+                    or meta.status != "lobby"
+                    or None not in meta.names
+                    or (not meta.waiting and pages.scores[table] < abandoned)
+                ):
                     stale.append(table)
                 elif game is None or meta.game == game:
                     found.append((table, seq, meta))
-        if stale:
+        quiet = [table for table, _, _ in found if pages.scores[table] < abandoned]  # (someone sits: were they seen?)
+        seen = await self.redis.zmscore(self.keys.present, quiet) if quiet else []
+        away = {table for table, at in zip(quiet, seen, strict=True) if at is None or at < abandoned}
+        if stale or away:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.zrem(self.keys.open, *stale)
-                pipe.zrem(self.keys.waiting, *stale)
+                if stale:
+                    pipe.zrem(self.keys.open, *stale)
+                pipe.zrem(self.keys.waiting, *stale, *away)
                 await pipe.execute()
+        found = [row for row in found if row[0] not in away]
         found.sort(key=lambda row: not row[2].waiting)  # (the record, not the hint, says who waits; stable)
         return found[:limit]
 

@@ -129,6 +129,12 @@ function createForm(state, handlers) {
   return form;
 }
 
+/** A listed table's status as said: "empty" for one in the lobby where no person sits yet (its seats taken are its
+ * bots'), which the server lets go soon if nobody comes (``serve --abandoned-after``). */
+function tableStatus(table) {
+  return table.status === "lobby" && table.taken <= (table.bots ?? []).length ? "empty" : table.status;
+}
+
 function tablesPanel(state, handlers) {
   const rows = state.tables.map((table) =>
     h(
@@ -137,7 +143,7 @@ function tablesPanel(state, handlers) {
       h("td", { class: "mono" }, table.table),
       h("td", {}, title(state.welcome, table.game)),
       h("td", {}, `${table.taken}/${table.seats}`),
-      h("td", {}, t(`lobby.status.${table.status}`)),
+      h("td", {}, t(`lobby.status.${tableStatus(table)}`)),
       h(
         "td",
         { class: "buttons" },

@@ -124,7 +124,7 @@ TABLE_INFO: Shape = (  # as schema.json gives it: what a game in play adds is op
     {"table": STR, "game": STR, "seats": INT, "taken": INT, "status": STR},
     {"turn_seconds": NUM, "names": LIST, "bots": LIST, "seq": INT, "started": NUM},
 )
-OPEN_INFO: Shape = (TABLE_INFO[0], {"turn_seconds": NUM})  # an open table (``tables.tables``)
+OPEN_INFO: Shape = (TABLE_INFO[0], {"turn_seconds": NUM, "bots": LIST})  # an open table (``tables.tables``)
 PLAYING_INFO: Shape = (  # a game in play (``tables.playing``)
     {**TABLE_INFO[0], "names": LIST, "seq": INT, "started": NUM},
     {"turn_seconds": NUM, "bots": LIST},

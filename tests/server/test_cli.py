@@ -233,6 +233,8 @@ def test_a_redis_url_from_the_environment_is_checked_too(
         ("--max-connections-per-ip", "-1"),
         ("--tables-per-minute", "-1"),
         ("--open-tables-per-ip", "-1"),
+        ("--abandoned-after", "0"),
+        ("--abandoned-after", "86401"),
         ("--idle-timeout", "-5"),
         ("--idle-timeout", "inf"),
         ("--away-grace", "-1"),
@@ -252,10 +254,10 @@ def test_serve_refuses_an_absurd_limit(option: str, bad: str, capsys: pytest.Cap
 def test_serve_takes_the_limits_at_their_edges() -> None:
     """0 still means "no cap" or "never" where the help says so, and port 0 "any"."""
     edges = ["--port", "0", "--max-connections-per-ip", "0", "--tables-per-minute", "0", "--idle-timeout", "0"]
-    edges += ["--open-tables-per-ip", "0"]
+    edges += ["--open-tables-per-ip", "0", "--abandoned-after", "86400"]
     args = build_parser().parse_args(["serve", *edges, "--away-grace", "0", "--rate", "0.5", "--send-queue", "1"])
     assert (args.port, args.max_connections_per_ip, args.idle_timeout, args.rate, args.send_queue) == (0, 0, 0, 0.5, 1)
-    assert args.open_tables_per_ip == 0
+    assert (args.open_tables_per_ip, args.abandoned_after) == (0, 86400)
 
 
 def test_an_embedded_valkey_that_cannot_start_is_one_line_with_its_reason(tmp_path: Path) -> None:

@@ -9,14 +9,18 @@ import secrets
 import time
 
 import msgspec
+import pytest
 import redis.asyncio as aioredis
 
 from server.store import (
+    ABANDONED,
     LOBBY_TTL,
     NO_PREFIX,
     TABLE_TTL,
     Batch,
     Conflict,
+    Crowded,
+    Keys,
     Notice,
     Store,
     TableMeta,
@@ -112,21 +116,30 @@ async def test_a_notice_goes_out_only_to_other_listening_processes(store_url: st
 
 
 async def test_a_lobby_nobody_comes_back_to_expires_in_a_day_a_game_in_a_week(store_url: str) -> None:
+    """A public table where nobody sits lives ``ABANDONED`` past its last change (created, or left by everyone), one
+    where someone waits a day, a private one a day however empty (shared by its id), a game a week."""
     client = aioredis.Redis.from_url(store_url)
     store = Store(client)
-    table = secrets.token_hex(4)
+    table, private = secrets.token_hex(4), secrets.token_hex(4)
     try:
         assert await store.create(table, meta())
-        assert 0 < await client.ttl(NO_PREFIX.record(table)) <= LOBBY_TTL
+        assert 0 < await client.ttl(NO_PREFIX.record(table)) <= ABANDONED
+        assert await store.create(private, msgspec.structs.replace(meta(), private=True))
+        assert ABANDONED < await client.ttl(NO_PREFIX.record(private)) <= LOBBY_TTL
         waiting = msgspec.structs.replace(meta(), names=["ada", None])
         await store.commit(table, 0, waiting, None, Batch(seq=1, at=0.0))  # a join: still a lobby
-        assert 0 < await client.ttl(NO_PREFIX.record(table)) <= LOBBY_TTL
+        assert ABANDONED < await client.ttl(NO_PREFIX.record(table)) <= LOBBY_TTL
+        await store.commit(table, 1, meta(), None, Batch(seq=2, at=0.0))  # she leaves: nobody sits
+        assert 0 < await client.ttl(NO_PREFIX.record(table)) <= ABANDONED
+        assert 0 < await client.ttl(NO_PREFIX.log(table)) <= ABANDONED
+        await store.commit(table, 2, waiting, None, Batch(seq=3, at=0.0))
         playing = msgspec.structs.replace(waiting, status="playing")
-        await store.commit(table, 1, playing, b"state", Batch(seq=2, at=0.0))
+        await store.commit(table, 3, playing, b"state", Batch(seq=4, at=0.0))
         assert LOBBY_TTL < await client.ttl(NO_PREFIX.record(table)) <= TABLE_TTL
         assert LOBBY_TTL < await client.ttl(NO_PREFIX.log(table)) <= TABLE_TTL
     finally:
-        await client.delete(NO_PREFIX.record(table), NO_PREFIX.log(table))
+        await client.delete(NO_PREFIX.record(table), NO_PREFIX.log(table), NO_PREFIX.record(private))
+        await client.zrem(NO_PREFIX.open, table)
         await client.aclose()
 
 
@@ -175,6 +188,42 @@ async def test_a_lobby_read_of_one_game_pages_through_the_others_up_to_a_bound(s
         assert len(await store.read_open_tables(2)) == 2  # every game's: one page
         assert (await store.lobby("no-such-game")).open == []
         assert [t for t, _, _ in (await store.lobby("mansion")).open] == [near, far]
+    finally:
+        await client.delete(*[key async for key in client.scan_iter(match=f"{keys.prefix}*")])
+        await client.aclose()
+
+
+async def test_abandoned_tables_are_neither_listed_nor_counted_until_a_player_is_back(store_url: str) -> None:
+    """Tables unchanged for ``abandoned_after``, each kept a day (as an older hauntd left them, during a rolling
+    upgrade, or one with a seat taken): one nobody sits at is neither listed nor counted against its creator and
+    leaves the index (its record is left to expire); one whose seated player is present (``Store.present``) is both;
+    one whose player is not leaves ``waiting``, the list and the count, and is back in the first two once the
+    player is.  A ``Crowded`` create stores nothing."""
+    client = aioredis.Redis.from_url(store_url)
+    keys = Keys.named(f"quiet{secrets.token_hex(4)}")
+    store, cap = Store(client, keys, abandoned_after=60), ("198.51.100.7", 2)
+    before = time.time() - 61  # the tables' last change, as the index says
+    seated = msgspec.structs.replace(meta(), names=["ada", None])
+    try:
+        for table in ("empty", "waited", "ghost"):
+            assert await store.create(table, msgspec.structs.replace(meta(), created=before), cap=cap)
+            await client.expire(keys.record(table), LOBBY_TTL)
+            if table != "empty":
+                await store.commit(table, 0, seated, None, Batch(seq=1, at=0))
+                await client.zadd(keys.waiting, {table: before})  # (its ``set_open`` then)
+            if table == "waited":
+                await store.present([table])
+        assert await store.create("fresh", msgspec.structs.replace(meta(), created=time.time()), cap=cap)
+        with pytest.raises(Crowded):
+            await store.create("crowded", msgspec.structs.replace(meta(), created=time.time()), cap=cap)
+        assert not await client.exists(keys.record("crowded"))
+        assert [table for table, _, _ in await store.read_open_tables()] == ["waited", "fresh"]
+        assert await client.zscore(keys.open, "empty") is None and await client.exists(keys.record("empty"))
+        assert await client.zscore(keys.waiting, "ghost") is None
+        assert {t.decode() for t in await client.zrange(keys.opened(cap[0]), 0, -1)} == {"waited", "fresh"}
+        await store.present(["ghost"])  # Ada is back
+        assert await client.zscore(keys.waiting, "ghost") == await client.zscore(keys.open, "ghost")
+        assert [table for table, _, _ in await store.read_open_tables()] == ["waited", "ghost", "fresh"]
     finally:
         await client.delete(*[key async for key in client.scan_iter(match=f"{keys.prefix}*")])
         await client.aclose()

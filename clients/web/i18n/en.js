@@ -36,6 +36,7 @@ export default {
   "lobby.return": "Back to the table",
   "lobby.by_id": "A table by its id",
   "lobby.table_id": "table id",
+  "lobby.status.empty": "nobody here yet",
   "lobby.status.lobby": "waiting",
   "lobby.status.playing": "playing",
   "lobby.status.over": "over",

@@ -36,6 +36,7 @@ export default {
   "lobby.return": "Retourner à la table",
   "lobby.by_id": "Une table par son identifiant",
   "lobby.table_id": "identifiant de table",
+  "lobby.status.empty": "personne pour l'instant",
   "lobby.status.lobby": "en attente",
   "lobby.status.playing": "en cours",
   "lobby.status.over": "terminée",

@@ -1,0 +1,43 @@
+"""The lobby page and abandoned tables (``serve --abandoned-after``): the page's create-then-join keeps its table
+listed as waiting while the tab is open, an empty table says nobody is there yet, and both leave the list once
+abandoned — a table created and its tab closed, before anyone came, no longer lingers there for a day."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from clients.sdk import Client
+from server.launch import ServerProcess
+from tests.web.conftest import other_tab
+from tests.web.play import create_table
+
+AFTER = 3  # seconds (a note of presence each second)
+
+
+async def listed(tab: Any) -> dict[str, str]:
+    """The open tables the lobby shows: id → its status as said, once the page has listed them afresh."""
+    await tab.click("#open-tables button")  # (refresh: the page lists every 5 s of its own)
+    await asyncio.sleep(0.3)
+    rows = await tab.eval_on_selector_all(
+        "#open-tables tbody tr", "rows => rows.map(r => [r.dataset.table, r.cells[3].textContent])"
+    )
+    return dict(rows)
+
+
+@pytest.mark.parametrize("server_args", [["--abandoned-after", str(AFTER)]])
+async def test_a_table_left_by_its_tab_leaves_the_lobby(page: Any, server: ServerProcess) -> None:
+    await page.fill("#player-name", "Ada")
+    mine = await create_table(page, game="spook", seats=2)  # (created, then Ada sits)
+    async with Client(server.url, client="web-test-creator") as creator:
+        empty = await creator.create("spook", 2, bots=1)
+    async with other_tab(page) as tab:
+        await tab.wait_for_selector("#open-tables")
+        assert await listed(tab) == {mine: "waiting", empty: "nobody here yet"}
+        await asyncio.sleep(AFTER + 1)
+        assert await listed(tab) == {mine: "waiting"}  # Ada's tab is open: she waits there
+        await page.goto("about:blank")  # Ada's tab closed
+        await asyncio.sleep(AFTER + 2)
+        assert await listed(tab) == {}
