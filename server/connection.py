@@ -138,7 +138,8 @@ class Connection:
         self.writing = False  # the writer task holds a frame: later ones must queue behind it
         self.flushed = asyncio.Event()  # set when the writer finds the queue empty (``drain``)
         self.held: list[bytes] | None = None  # frames held back to go out in one write (``_holding``)
-        self.seen = time.monotonic()  # when the client last sent a frame (the guard's idle cut-off)
+        self.seen = time.monotonic()  # when the client last sent a frame, or the last was handled (idle cut-off)
+        self.busy = False  # a frame of its own is being handled (a replay at the client's pace): not idle
         self.noted = False  # it took part (a seat, a table created, a refusal, cut off): its close is logged
         self.client = app.guard.client(ws)  # the address its budgets count against (behind a proxy: the client's)
         self.log = log.bind(peer=_peer(ws, self.client))
@@ -215,8 +216,6 @@ class Connection:
             self._drop("replay_stalled")
         except OSError:  # the connection was lost while the socket was backed up
             pass
-        else:  # the client reads: not idle, though its messages wait unread until the replay is sent
-            self.seen = time.monotonic()
         return self._open()
 
     @contextlib.contextmanager
@@ -273,7 +272,10 @@ class Connection:
                 self.seen = time.monotonic()
                 if self.dead:  # cut off, closing: what it sends is read (the close handshake comes after), not done
                     continue
-                if not await self._frame(frame):
+                self.busy = True  # (its next frames wait unread meanwhile: the idle cut-off waits too)
+                handled = await self._frame(frame)
+                self.busy, self.seen = False, time.monotonic()
+                if not handled:
                     break
         except ConnectionClosed:
             pass

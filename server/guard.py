@@ -293,11 +293,12 @@ class Guard:
         await cancel(self._sweeper)
 
     async def _sweep(self, idle: float) -> None:
-        """Close every connection silent for ``idle`` seconds; checks a few times per period."""
+        """Close every connection silent for ``idle`` seconds, but for one whose own command is still being
+        handled (a replay sent at the client's pace); checks a few times per period."""
         while True:
             await asyncio.sleep(min(5.0, idle / 4))
             now = time.monotonic()
-            for conn in [c for c in self.live if now - c.seen > idle]:
+            for conn in [c for c in self.live if not c.busy and now - c.seen > idle]:
                 self.live.discard(conn)
                 conn.noted = True
                 self.metrics.refused.labels("idle").inc()
