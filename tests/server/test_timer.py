@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from clients.sdk import Client
-from protocol.messages import Events, ServerMsg, Snapshot
+from protocol.messages import Events, Rejected, ServerMsg, Snapshot
 from server.store import NO_ACTION, NO_PREFIX, Batch, decode_batch, decode_meta
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq, to_a_duel
@@ -103,11 +103,16 @@ async def test_an_away_seat_is_marked_defaulted_at_once_and_cleared(
 
         marked = await next_of(spectator, Events, away)  # I let my first decision pass: away, for all to see
         assert not any(s.away for s in marked.seats if s.seat != seat)
-        mine = await next_of(me, Events, lambda m: bool(m.legal) and m.seq == me.last_seq[table])
-        batch = logged(sync_redis, table)[mine.seq - 1]
-        deadline = next(p.deadline for p in mine.prompts or [] if p.seat == seat)
-        assert deadline - batch.at == pytest.approx(0.3)  # while away: the grace, not the full second
-        outcome = await me.act(table, mine.legal[0], seq=mine.seq)
+        for _ in range(5):  # (under load my act may come after the 0.3 s: refused, the server decided; the next)
+            mine = await next_of(me, Events, lambda m: bool(m.legal) and m.seq == me.last_seq[table])
+            deadline = next(p.deadline for p in mine.prompts or [] if p.seat == seat)
+            # while away: the grace from the update that gave me the decision (the last, or one before it as
+            # another seat decided meanwhile), not the full second
+            assert any(deadline - b.at == pytest.approx(0.3) for b in logged(sync_redis, table)[: mine.seq])
+            outcome = await me.act(table, mine.legal[0], seq=mine.seq)
+            if not isinstance(outcome, Rejected):
+                break
+            assert outcome.code == "stale", outcome
         assert outcome.seq == mine.seq + 1  # type: ignore[union-attr]
         back = await next_of(spectator, Events, lambda m: m.seq == mine.seq + 1)
         assert back.seats is not None and not back.seats[seat].away  # acting again clears it
@@ -156,9 +161,12 @@ async def test_a_table_whose_every_person_is_away_waits_for_one_to_come_back(
         token = me.seats[table].token
         await me.start(table)
         marked = await next_of(me, Events, lambda m: m.seats is not None and m.seats[seat].away)
-        paused = await next_of(
-            me, Events, lambda m: m.seq == me.last_seq[table] and any(p.seat == seat for p in m.prompts or [])
-        )
+
+        def mine(m: Events) -> bool:  # the table's latest update, and it waits on me
+            return m.seq == me.last_seq[table] and any(p.seat == seat for p in m.prompts or [])
+
+        # (the default that marked me may leave the decision with me: the table is paused there, nothing follows)
+        paused = marked if mine(marked) else await next_of(me, Events, mine)
         assert all(p.deadline is None for p in paused.prompts or [] if p.seat == seat)  # mine: no deadline
         seq = stored_seq(sync_redis, table)
         await asyncio.sleep(1.0)  # five turns' time: nobody decides for me, the bots wait on me
@@ -176,7 +184,8 @@ async def test_a_table_whose_every_person_is_away_waits_for_one_to_come_back(
         assert snapshot.seq >= seq + 1 and not snapshot.seats[seat].away
         again = await next_of(me, Events, lambda m: m.seats is not None and m.seats[seat].away)  # not playing
         assert logged(sync_redis, table)[again.seq - 1].timeout
-        assert logged(sync_redis, table)[again.seq - 1].at - back.at == pytest.approx(0.2, abs=0.15)
+        # its full time from my return, not less (a bound above would time the server's schedule under load)
+        assert logged(sync_redis, table)[again.seq - 1].at - back.at > 0.19
     finally:
         await me.close()
 
@@ -246,7 +255,9 @@ async def test_coming_back_past_the_deadline_takes_no_decision_back(
         await wait_for_seq(sync_redis, table, started + 3)
         came_back, defaulted = logged(sync_redis, table)[started + 1 : started + 3]
         assert came_back.action == NO_ACTION and came_back.seats is not None and not came_back.seats[0].away
-        assert defaulted.seat == 0 and defaulted.timeout and defaulted.at - came_back.at < 0.75, defaulted
+        # (a fresh full time limit puts it 1.5 s after the return at the least: anything sooner is the deadline
+        # kept, however long a loaded machine's schedule took to apply it)
+        assert defaulted.seat == 0 and defaulted.timeout and defaulted.at - came_back.at < 1.4, defaulted
     finally:
         for t in (lobby, *seats):
             await t.close()
