@@ -107,8 +107,10 @@ class LoadProcess:
             return
         if self.process.returncode is None and not self.reported:  # (one that reported exits by itself: signalling
             with contextlib.suppress(ProcessLookupError):  # it would reap it behind asyncio's back)
+                self.process.send_signal(signal.SIGCONT)  # (a stopped one acts on the SIGTERM only once continued)
+                # last: each signal is sent after a poll, which would reap one the SIGTERM had just ended, behind
+                # asyncio's back ("Unknown child process pid …" on stderr, its status 255)
                 self.process.terminate()
-                self.process.send_signal(signal.SIGCONT)  # (a stopped one acts on it only once continued)
         try:
             await asyncio.wait_for(self.process.communicate(), 5)
         except TimeoutError:
