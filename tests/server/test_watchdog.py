@@ -93,6 +93,15 @@ def test_a_stopped_worker_shows_in_any_scrape_and_its_blocked_loop_in_its_log(tm
         supervisor.kill(signal.SIGTERM)
 
 
+def decided_late(*servers: ServerProcess) -> list[float]:
+    """How many deadlines each server decided more than a second late."""
+    return [
+        (sample(m, "hauntd_deadline_lateness_seconds_count") or 0)
+        - (sample(m, 'hauntd_deadline_lateness_seconds_bucket{le="1.0"}') or 0)
+        for m in map(scrape, servers)
+    ]
+
+
 async def test_deadlines_decided_late_and_notices_between_processes_are_measured(
     start_server: ServerFactory,
 ) -> None:
@@ -113,13 +122,7 @@ async def test_deadlines_decided_late_and_notices_between_processes_are_measured
         for process in servers:
             assert process is not None
             process.send_signal(signal.SIGCONT)
-        await asyncio.sleep(1.0)
-    late = [
-        (sample(m, "hauntd_deadline_lateness_seconds_count") or 0)
-        - (sample(m, 'hauntd_deadline_lateness_seconds_bucket{le="1.0"}') or 0)
-        for m in (scrape(a), scrape(b))
-    ]
-    assert sum(late) >= 1, late
+        until(lambda: sum(decided_late(a, b)) >= 1)  # (once they run again: on a loaded machine, not at once)
     assert (sample(scrape(a), "hauntd_notice_lag_seconds_count") or 0) >= 1
     assert (sample(scrape(a), "hauntd_store_commit_seconds_count") or 0) >= 1
 
