@@ -20,8 +20,9 @@
 * A budget of updates replayed per client address (``REPLAYS_PER_MINUTE``, the same exemption): a ``watch`` or
   ``resume`` from an old ``last_seq`` costs the server every update since, redacted and encoded anew, for one
   small frame; past the budget it is refused ``rate_limited``.
-* The idle cut-off: a connection that sends no message for ``idle`` seconds is closed with code 4408 (``idle``).
-  WebSocket pings do not count: they prove the socket is alive, not that anyone uses it.
+* The idle cut-off: a connection that sends no message for ``idle`` seconds is closed with code 4408 (``idle``),
+  counted from the end of its last command's handling (a replay at the client's pace is one: its next messages
+  wait unread meanwhile).  WebSocket pings do not count: they prove the socket is alive, not that anyone uses it.
 * The browser ``Origin`` allow-list (``--allowed-origin``): a handshake with another ``Origin`` gets HTTP 403;
   clients that send none (not browsers) are let in.  Checked here rather than by websockets' ``origins`` so that a
   refusal is logged and counted: a mistyped allow-list otherwise turned every browser away without a trace.
