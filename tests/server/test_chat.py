@@ -12,10 +12,15 @@ import redis
 import redis.asyncio as aioredis
 
 from clients.sdk import Client, ServerError
-from protocol.messages import CHAT_CHARS, Chat, Said, ServerMsg, Snapshot
-from server.chat import CHAT_BURST
+from protocol.errors import Code, ProtocolError
+from protocol.messages import CHAT_CHARS, Chat, Create, Join, Said, Say, ServerMsg, Snapshot
+from server.chat import CHAT_BURST, say
+from server.hub import Hub
+from server.metrics import Metrics
+from server.service import TableService, token_digest
 from server.store import CHAT_LINES, NO_PREFIX, Store
 from tests.server.conftest import ServerFactory, ServerProcess
+from tests.server.test_hub import Socket
 from tests.server.players import close, play, seat_players
 
 
@@ -208,3 +213,22 @@ async def test_the_store_keeps_the_last_lines_as_long_as_the_table(store: Store,
     with pytest.raises(Exception, match=table):
         await store.say(table, 0, "P0", "to nobody")  # the table is gone: ``Missing``
     assert not sync_redis.exists(NO_PREFIX.chat(table))
+
+
+async def test_a_seat_let_go_while_its_line_waits_for_the_table_is_refused_and_nothing_is_said(store: Store) -> None:
+    """The seat is judged under the hub's lock, as the updates that let it go (the game's end, a leave) are
+    delivered: a line checked before and said after went unanswered to its sayer (no ``said`` with its ``ref``)."""
+    service = TableService(store, Metrics())
+    table = await service.create(Create(game="mansion", seats=2))
+    hub = Hub(table, await store.load(table), store)
+    _, token, _ = await service.join(hub, Join(table=table, name="A"))
+    sayer = Socket()
+    await hub.attach(sayer, 0, None, None, token_digest(token))
+    async with hub.lock:  # (an update being delivered)
+        line = asyncio.ensure_future(say(hub, sayer, Say(table=table, text="hello", ref="r1")))
+        await asyncio.sleep(0.05)
+        hub.detach(sayer)  # let go by that update
+    with pytest.raises(ProtocolError) as refused:
+        await line
+    assert refused.value.code is Code.AUTH
+    assert await store.chat(table) == [] and not any(isinstance(m, Said) for m in sayer.got)
