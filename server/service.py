@@ -263,7 +263,7 @@ class TableService:
                 bots=len(meta.bots),
                 bot_strategy=next(iter(meta.bots.values()), "greedy"),
             )
-            table, fresh = await self._create(again, cap, Source(hub.table, record.seq, seat))
+            table, fresh = await self._create(again, cap, Source(hub.table, seat))
             made = Rematch(table, seat) if fresh else (await hub.load()).rematch  # (another's: who asked first)
             hub.rematched(made or Rematch(table, seat))
         assert hub.rematch is not None  # (set just above, or before)

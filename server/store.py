@@ -316,10 +316,9 @@ class Rematch(NamedTuple):
 
 class Source(NamedTuple):
     """The finished table a ``create`` is the rematch of, as the new table is stored and the rematch published:
-    its id, last ``seq`` and the seat asking."""
+    its id and the seat asking."""
 
     table: str
-    seq: int
     seat: int
 
 
@@ -463,12 +462,12 @@ return n
 """
 
 # KEYS: record, open index, the create command's key or the record of the finished table this is the rematch of
-# (the record's again: none), the creator's open tables (the record's again: no cap), present index; never '', which
-# a store's ACL holding a deployment to its prefix refuses.  ARGV: meta, ttl, table id, its score in the open index
-# ('' private: not listed), the cap, the oldest score still open, format, the oldest change or presence not
-# abandoned (``ABANDONED``), the life of the creator's set (a day, as long as the longest-lived of its tables: an
-# empty one's life would forget the others) [, a rematch's: the seat asking, the finished table's last batch, its
-# channel, the origin].
+# (the record's again: none), the creator's open tables (the record's again: no cap), present index [, a rematch's:
+# the finished table's log]; never '', which a store's ACL holding a deployment to its prefix refuses.  ARGV: meta,
+# ttl, table id, its score in the open index ('' private: not listed), the cap, the oldest score still open, format,
+# the oldest change or presence not abandoned (``ABANDONED``), the life of the creator's set (a day, as long as the
+# longest-lived of its tables: an empty one's life would forget the others) [, a rematch's: the seat asking, the
+# finished table's channel, the origin].
 # Returns 1 created, 0 the id is taken, -1 the creator has its cap of open tables, -2 no finished table to rematch,
 # or the id of the table the same create command (the same finished table's rematch) made before.  A table still at
 # seq 0 holding this very meta (its ``created`` time included) was made by this very call: run again after its
@@ -476,13 +475,16 @@ return n
 # within a day, and within ``ABANDONED`` or with a seated person seen there since: the others (started, full,
 # expired, abandoned) leave its set as they are counted, so that it stays as small as the cap (a table its player
 # comes back to is not counted again: that takes a connection following it).  A rematch is set on the finished table
-# and published on its channel as a ``Notice`` of its last batch again (format, then the new id and the seat).
+# and published on its channel as a ``Notice`` of its last update again, as logged and stored (a version before the
+# rematch delivers it as that update: skipped when it had it, its end when it had missed it), then the new id and
+# the seat.
 _CREATE = r"""
 if KEYS[3] ~= KEYS[1] then
   local made
   if ARGV[10] then
-    if redis.call('EXISTS', KEYS[3]) == 0 then return -2 end
     made = redis.call('HGET', KEYS[3], 'rematch')
+    local seq = redis.call('HGET', KEYS[3], 'seq')
+    if not seq or not redis.call('XRANGE', KEYS[6], seq .. '-0', seq .. '-0')[1] then return -2 end
   else
     made = redis.call('GET', KEYS[3])
   end
@@ -513,9 +515,10 @@ if ARGV[10] then
   redis.call('HSET', KEYS[3], 'rematch', ARGV[3], 'rematch_seat', ARGV[10])
   local function bin(s) return '\198' .. struct.pack('>I4', #s) .. s end
   local function str(s) return '\217' .. string.char(#s) .. s end
-  local meta = redis.call('HGET', KEYS[3], 'meta')
+  local seq, meta, state = unpack(redis.call('HMGET', KEYS[3], 'seq', 'meta', 'state'))
+  local last = redis.call('XRANGE', KEYS[6], seq .. '-0', seq .. '-0')[1][2][2]
   local tail = string.char(tonumber(ARGV[7])) .. str(ARGV[3]) .. string.char(tonumber(ARGV[10]))
-  redis.call('PUBLISH', ARGV[12], '\151' .. bin(ARGV[11]) .. bin(meta) .. bin('') .. str(ARGV[13]) .. tail)
+  redis.call('PUBLISH', ARGV[11], '\151' .. bin(last) .. bin(meta) .. bin(state or '') .. str(ARGV[12]) .. tail)
 elseif KEYS[3] ~= KEYS[1] then
   redis.call('SET', KEYS[3], ARGV[3], 'EX', ttl)
 end
@@ -685,8 +688,8 @@ class Store:
         args: list[bytes | str | float] = [encode(meta), self.lobby_ttl(meta), table, listed, limit]
         args += [now - LOBBY_TTL, STORE_FORMAT, now - self.abandoned_after, LOBBY_TTL]
         if source is not None:
-            last = encode(Batch(seq=source.seq, at=now))
-            args += [source.seat, last, self.keys.channel(source.table), self.origin]
+            keys.append(self.keys.log(source.table))
+            args += [source.seat, self.keys.channel(source.table), self.origin]
         created = await self._create(keys=keys, args=args)
         if created == 0:
             return None
