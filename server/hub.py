@@ -123,6 +123,7 @@ class Hub:
         self.gone = False  # the table is no longer in the store (``lost``): this hub is done
         self.rematch = record.rematch  # a finished table's rematch, once it has one
         self.after: dict[Follower, Audience] = {}  # followers let go at the end, to be told of its rematch
+        self.heard = 0  # chat lines sent to the followers here (``said``): ``attach`` reads the last ones again
         self.chat_rates: dict[int, TokenBucket] = {}  # each seat's chat allowance in this process (``server/chat.py``)
         self.on_gone: Callable[[Hub], None] | None = None  # told once, when the table is found gone (``Fanout``)
 
@@ -215,7 +216,9 @@ class Hub:
 
         The table is read from the store on the way (an existence check, before the lock: the table's updates do
         not wait behind it): a hub can outlive its table (expired), and a table no longer stored raises
-        ``Missing`` and ends the hub rather than being followed.
+        ``Missing`` and ends the hub rather than being followed.  Its last chat lines are read with it and sent
+        after the snapshot (read again under the lock only when a line was said here meanwhile: each line comes
+        in them or live, ``said``).
 
         The backlog goes out at the client's pace first (``_replay``), without the lock; what is left of it when
         the lock is taken (what was delivered meanwhile) goes out with the snapshot, before any live update.  A
@@ -226,7 +229,9 @@ class Hub:
             if replayed is None:  # the connection is gone
                 return
             last_seq = replayed
-        if (await self.store.seqs([self.table]))[0] is None:
+        heard = self.heard
+        stored, lines = await self.store.seq_and_chat(self.table)
+        if stored is None:
             self.lost()
         async with self.lock:
             if last_seq is not None and last_seq > self.seq:
@@ -244,7 +249,8 @@ class Hub:
             backlog = []
             if last_seq is not None and last_seq < self.seq and conn not in self.followers:  # (a follower has them)
                 backlog = await self._batches(last_seq, self.seq)
-            lines = await self.store.chat(self.table)  # (under the lock, as a line said here is sent: ``said``)
+            if self.heard != heard:  # a line said here since the read, before this follower hears them: read again
+                lines = await self.store.chat(self.table)
             if self.gone:  # (also when found gone meanwhile, by another command or the resync)
                 raise Missing(self.table)
             over = self.meta.status == "over"
@@ -292,6 +298,7 @@ class Hub:
         are still owed.  Called under ``lock``, as ``attach`` reads the last lines: a follower gets each line in
         those or after them (from another process a line may come in both: ``n`` tells)."""
         self.catch_up_spectators()
+        self.heard += 1
         fields = msgspec.structs.asdict(line)
         frame = codec.encode(Said(table=self.table, **fields))
         for conn in self.followers:

@@ -394,6 +394,10 @@ def decode_batch(data: bytes) -> Batch:
     return _batch_decoder.decode(data)
 
 
+def _lines(raw: list[bytes]) -> list[ChatLine]:
+    return [_chat_decoder.decode(line) for line in raw]
+
+
 def decode_notice(data: bytes) -> Notice | ChatNotice:
     notice: Notice | ChatNotice = _notice_decoder.decode(data)
     return notice
@@ -787,7 +791,15 @@ class Store:
 
     async def chat(self, table: str) -> list[ChatLine]:
         """The table's last chat lines, oldest first."""
-        return [_chat_decoder.decode(raw) for raw in await self.redis.lrange(self.keys.chat(table), 0, -1)]
+        return _lines(await self.redis.lrange(self.keys.chat(table), 0, -1))
+
+    async def seq_and_chat(self, table: str) -> tuple[int | None, list[ChatLine]]:
+        """The table's ``seq`` (None: gone) and its last chat lines, in one round trip (``Hub.attach``)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(self.keys.record(table), "seq")
+            pipe.lrange(self.keys.chat(table), 0, -1)
+            seq, lines = await pipe.execute()
+        return int(seq) if seq is not None else None, _lines(lines)
 
     async def seqs(self, tables: list[str]) -> list[int | None]:
         """The current ``seq`` of each table (None: gone), in one pipeline."""

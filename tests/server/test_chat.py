@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 
 from clients.sdk import Client, ServerError
 from protocol.errors import Code, ProtocolError
-from protocol.messages import CHAT_CHARS, Chat, Create, Join, Said, Say, ServerMsg, Snapshot
+from protocol.messages import CHAT_CHARS, Chat, ChatLine, Create, Join, Said, Say, ServerMsg, Snapshot
 from server.chat import CHAT_BURST, say
 from server.hub import Hub
 from server.metrics import Metrics
@@ -232,3 +232,32 @@ async def test_a_seat_let_go_while_its_line_waits_for_the_table_is_refused_and_n
         await line
     assert refused.value.code is Code.AUTH
     assert await store.chat(table) == [] and not any(isinstance(m, Said) for m in sayer.got)
+
+
+async def test_a_follower_gets_the_last_lines_read_before_the_lock_and_a_line_said_meanwhile(store: Store) -> None:
+    """``attach`` reads the last lines with its existence check, before the hub's lock (the table's updates do not
+    wait behind a store round trip); a line said here between that read and the lock is read again under it."""
+    service = TableService(store, Metrics())
+    table = await service.create(Create(game="mansion", seats=2))
+    hub = Hub(table, await store.load(table), store)
+    _, token, _ = await service.join(hub, Join(table=table, name="A"))
+    await store.say(table, 0, "A", "before")
+    locked_reads: list[bool] = []
+    read = store.chat
+
+    async def chat(table: str) -> list[ChatLine]:
+        locked_reads.append(hub.lock.locked())
+        return await read(table)
+
+    store.chat = chat  # type: ignore[method-assign]
+    first = Socket()
+    await hub.attach(first, None, None, None)
+    assert [line.text for m in first.got if isinstance(m, Chat) for line in m.lines] == ["before"]
+    assert True not in locked_reads
+    late = Socket()
+    async with hub.lock:  # (a line said here while ``late``'s read is done and it waits for the lock)
+        follow = asyncio.ensure_future(hub.attach(late, 0, None, None, token_digest(token)))
+        await asyncio.sleep(0.05)
+        hub.said(await store.say(table, 0, "A", "meanwhile"))
+    await follow
+    assert [line.text for m in late.got if isinstance(m, Chat) for line in m.lines] == ["before", "meanwhile"]
