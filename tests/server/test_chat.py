@@ -20,8 +20,8 @@ from server.metrics import Metrics
 from server.service import TableService, token_digest
 from server.store import CHAT_LINES, NO_PREFIX, Store
 from tests.server.conftest import ServerFactory, ServerProcess
-from tests.server.test_hub import Socket
 from tests.server.players import close, play, seat_players
+from tests.server.test_hub import Socket
 
 
 @pytest.fixture
