@@ -216,9 +216,9 @@ class Hub:
 
         The table is read from the store on the way (an existence check, before the lock: the table's updates do
         not wait behind it): a hub can outlive its table (expired), and a table no longer stored raises
-        ``Missing`` and ends the hub rather than being followed.  Its last chat lines are read with it and sent
-        after the snapshot (read again under the lock only when a line was said here meanwhile: each line comes
-        in them or live, ``said``).
+        ``Missing`` and ends the hub rather than being followed.  Its rematch is read with it, and its last chat
+        lines, sent after the snapshot (read again under the lock only when a line was said here meanwhile: each
+        line comes in them or live, ``said``).
 
         The backlog goes out at the client's pace first (``_replay``), without the lock; what is left of it when
         the lock is taken (what was delivered meanwhile) goes out with the snapshot, before any live update.  A
@@ -230,9 +230,12 @@ class Hub:
                 return
             last_seq = replayed
         heard = self.heard
-        stored, lines = await self.store.seq_and_chat(self.table)
-        if stored is None:
+        glance = await self.store.glance(self.table)
+        if glance.seq is None:
             self.lost()
+        if glance.rematch is not None:  # (its notice may have been lost: this hub may be kept for ever)
+            self.rematched(glance.rematch)
+        lines = glance.lines
         async with self.lock:
             if last_seq is not None and last_seq > self.seq:
                 await self._advance(await self.load(), None)

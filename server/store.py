@@ -322,6 +322,15 @@ class Source(NamedTuple):
     seat: int
 
 
+class Glance(NamedTuple):
+    """What a follower is sent besides the hub's record (``Store.glance``): the table's ``seq`` (None: it is gone),
+    its rematch (a notice of it may have been lost) and its last chat lines."""
+
+    seq: int | None
+    rematch: Rematch | None
+    lines: list[ChatLine]
+
+
 @dataclass(slots=True)
 class Record:
     """A table as read from Redis: its last ``seq``, record and encoded state (``b""`` before the start), and its
@@ -392,6 +401,11 @@ def decode_meta(data: bytes) -> TableMeta:
 
 def decode_batch(data: bytes) -> Batch:
     return _batch_decoder.decode(data)
+
+
+def _rematch(table: bytes | None, seat: bytes | None) -> Rematch | None:
+    """A finished table's rematch, from its record's fields (``Store.create``)."""
+    return Rematch(table.decode(), int(seat)) if table is not None and seat is not None else None
 
 
 def _lines(raw: list[bytes]) -> list[ChatLine]:
@@ -714,8 +728,7 @@ class Store:
         if seq is None or meta is None:
             raise Missing(table)
         readable(table, format)
-        again = Rematch(rematch.decode(), int(seat)) if rematch is not None and seat is not None else None
-        record = Record(int(seq), decode_meta(meta), state or b"", again)
+        record = Record(int(seq), decode_meta(meta), state or b"", _rematch(rematch, seat))
         if record.meta.game not in games():
             raise TooNew(table, int(format or 1), record.meta.game)
         return record
@@ -793,13 +806,13 @@ class Store:
         """The table's last chat lines, oldest first."""
         return _lines(await self.redis.lrange(self.keys.chat(table), 0, -1))
 
-    async def seq_and_chat(self, table: str) -> tuple[int | None, list[ChatLine]]:
-        """The table's ``seq`` (None: gone) and its last chat lines, in one round trip (``Hub.attach``)."""
+    async def glance(self, table: str) -> Glance:
+        """What ``Hub.attach`` reads of the table, in one round trip."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hget(self.keys.record(table), "seq")
+            pipe.hmget(self.keys.record(table), "seq", "rematch", "rematch_seat")
             pipe.lrange(self.keys.chat(table), 0, -1)
-            seq, lines = await pipe.execute()
-        return int(seq) if seq is not None else None, _lines(lines)
+            (seq, rematch, seat), lines = await pipe.execute()
+        return Glance(int(seq) if seq is not None else None, _rematch(rematch, seat), _lines(lines))
 
     async def seqs(self, tables: list[str]) -> list[int | None]:
         """The current ``seq`` of each table (None: gone), in one pipeline."""

@@ -194,3 +194,27 @@ async def test_the_rematch_notice_reads_to_the_version_before_as_the_last_update
     finally:
         listener.close()
         await players[0].client.close()
+
+
+async def test_a_rematch_whose_notice_was_lost_shows_in_the_snapshot_of_a_hub_kept_meanwhile(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """README: a rematch notice lost between processes is learnt from the snapshot.  The players' connections keep
+    the finished table's hub (to hear of its rematch), so that snapshot came from a hub that never heard: it now
+    reads the rematch from the store with the table's existence check, and tells those it keeps too."""
+    server = start_server(*FAST)
+    old, players = await _seated([server.url], people=1, bots=1)
+    watcher = Client(server.url, client="watcher")
+    try:
+        await play(players)
+        # as another process's create script sets it, its notice lost (a pub/sub connection that dropped)
+        sync_redis.hset(NO_PREFIX.record(old), mapping={"rematch": "Rematch0001", "rematch_seat": 1})
+        await watcher.connect()
+        await watcher.watch(old)
+        snapshot = await _next(watcher, Snapshot)
+        assert (snapshot.rematch, snapshot.rematch_seat) == ("Rematch0001", 1)  # type: ignore[attr-defined]
+        told = await _next(players[0].client, Rematched)  # the seat it kept hears of it now
+        assert (told.rematch, told.seat) == ("Rematch0001", 1)  # type: ignore[attr-defined]
+    finally:
+        await watcher.close()
+        await players[0].client.close()

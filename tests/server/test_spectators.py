@@ -14,11 +14,11 @@ import redis.asyncio as aioredis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from protocol.messages import Act, ChatLine, Create, Events, Join, Snapshot
+from protocol.messages import Act, Create, Events, Join, Snapshot
 from server.hub import Hub
 from server.metrics import Metrics
 from server.service import TableService, token_digest
-from server.store import Store
+from server.store import Glance, Store
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.drive import GAME, next_move
 from tests.server.players import close, play, seat_players
@@ -72,17 +72,17 @@ async def test_a_watch_does_not_hold_the_tables_updates_behind_its_read_of_the_s
     """A watch reads the store (is the table still there?) before it takes the table's lock, not under it: each
     update of the table waited for the store round trip of every watch queued for the lock before it (a flood of
     watches, a store a millisecond away: a millisecond per watch queued, the server's core idle meanwhile).  Its
-    read of the table's last chat lines too (``Store.seq_and_chat``)."""
+    read of the table's last chat lines too (``Store.glance``)."""
     service = TableService(store, Metrics())
     table = await service.create(Create(game="mansion", seats=3))
     hub = Hub(table, await store.load(table), store)
-    held, read = asyncio.Event(), store.seq_and_chat
+    held, read = asyncio.Event(), store.glance
 
-    async def slow(table: str) -> tuple[int | None, list[ChatLine]]:
+    async def slow(table: str) -> Glance:
         await held.wait()
         return await read(table)
 
-    store.seq_and_chat = slow  # type: ignore[method-assign]
+    store.glance = slow  # type: ignore[method-assign]
     spectator = Socket()
     watch = asyncio.create_task(hub.attach(spectator, None, None, "w"))
     await asyncio.sleep(0.05)
