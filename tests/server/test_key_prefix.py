@@ -110,6 +110,7 @@ async def test_an_acl_user_held_to_its_prefix_plays_a_public_table_through(
         server = start_server("--key-prefix", "acl-test", "--rate", "1000", "--burst", "1000", redis_url=url)
         table, players = await seat_players([server.url], seats=2, game="ghost-at-home", seed=5)
         try:
+            said = await players[0].client.say(table, "good luck")  # (the chat script's keys, and its channel)
             await play(players)
             again = await players[1].client.rematch(table)  # (the create script's rematch: the finished table's key)
         finally:
@@ -119,6 +120,7 @@ async def test_an_acl_user_held_to_its_prefix_plays_a_public_table_through(
         assert sync_redis.exists(keys.record(table)) and sync_redis.zscore(keys.playing, table) is None
         assert sync_redis.hget(keys.record(table), "rematch") == again.rematch.encode()
         assert sync_redis.exists(keys.record(again.rematch))
+        assert said.n == 1 and sync_redis.llen(keys.chat(table)) == 1
         async with Client(server.url) as other:
             assert await other.create("spook", 2, private=True)
     finally:
