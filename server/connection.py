@@ -555,7 +555,11 @@ class Connection:
         its limits) and found by the others."""
         async with self._table(msg.table) as hub:
             seat = await _seat(hub, msg.token)
-            made = await self.app.service.rematch(hub, seat, self.app.guard.open_cap(self.client), self._may_create)
+            made, fresh = await self.app.service.rematch(
+                hub, seat, self.app.guard.open_cap(self.client), self._may_create
+            )
+        if fresh and made.table not in self.follows:  # (created here: counted as a create's, ``_check_limit``)
+            self.created.add(made.table)
         self.noted = True
         self.reply(Rematched(table=msg.table, rematch=made.table, seat=made.seat, ref=msg.ref))
 

@@ -243,15 +243,16 @@ class TableService:
 
     async def rematch(
         self, hub: Hub, seat: int, cap: tuple[str, int] | None, may_create: Callable[[], None]
-    ) -> Rematch:
+    ) -> tuple[Rematch, bool]:
         """The rematch of ``hub``'s finished table, asked for by ``seat`` (``not_over`` before the end): made
         (``create``, from the table's own settings, once ``may_create`` let it: the asker's limits) by the first to
-        ask, on any process, and found by every later ask.  Its followers let go at the end are told
-        (``Hub.rematched``)."""
+        ask, on any process, and found by every later ask; and whether this ask made it.  Its followers let go at
+        the end are told (``Hub.rematched``)."""
         record = hub.latest if hub.latest.meta.status == "over" else await hub.refresh()
         meta = record.meta
         if meta.status != "over":
             raise ProtocolError(Code.NOT_OVER, "the game is not over: a rematch is asked for once it is")
+        fresh = False
         if hub.rematch is None:
             may_create()
             again = Create(
@@ -267,7 +268,7 @@ class TableService:
             made = Rematch(table, seat) if fresh else (await hub.load()).rematch  # (another's: who asked first)
             hub.rematched(made or Rematch(table, seat))
         assert hub.rematch is not None  # (set just above, or before)
-        return hub.rematch
+        return hub.rematch, fresh
 
     async def list_tables(self, game: str | None) -> tuple[list[TableInfo], list[TableInfo]]:
         """The open public tables and those in play (``Store.lobby``), of ``game`` or all.  What is listed of a game

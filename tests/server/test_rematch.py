@@ -218,3 +218,23 @@ async def test_a_rematch_whose_notice_was_lost_shows_in_the_snapshot_of_a_hub_ke
     finally:
         await watcher.close()
         await players[0].client.close()
+
+
+async def test_the_rematch_a_connection_made_counts_against_its_tables_as_a_create_does(
+    start_server: ServerFactory,
+) -> None:
+    """``--max-tables`` counts the tables a connection created and does not follow: a rematch is a create by its
+    asker, so it counts until the asker follows it (it did not: every finished game gave one more table free)."""
+    server = start_server(*FAST, "--max-tables", "2")
+    old, players = await _seated([server.url], people=1, bots=1)
+    me = players[0].client
+    try:
+        await play(players)
+        made = await me.rematch(old)  # (the finished table is followed no more: 1 of 2, the rematch)
+        await me.create("spook", 1)  # 2 of 2
+        with pytest.raises(ServerError) as full:
+            await me.create("spook", 1)
+        assert full.value.code == "limit"
+        assert made.seat == players[0].seat
+    finally:
+        await me.close()
