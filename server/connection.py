@@ -389,7 +389,7 @@ class Connection:
             )
         new = hub.table not in self.follows
         if new:
-            self._check_limit()
+            self._check_limit(hub.table)
             self.app.fanout.retain(hub)
             self.follows[hub.table] = hub
             self.created.discard(hub.table)
@@ -436,9 +436,10 @@ class Connection:
             per_minute = self.app.guard.tables_per_minute
             raise ProtocolError(Code.RATE_LIMITED, f"at most {per_minute:g} new tables a minute from one address")
 
-    def _check_limit(self) -> None:
-        """At most ``max_tables`` tables followed (games not over) and created but not followed, at once."""
-        if len(self.follows) + len(self.created) >= self.settings.max_tables:
+    def _check_limit(self, table: str | None = None) -> None:
+        """At most ``max_tables`` tables followed (games not over) and created but not followed, at once; ``table``
+        is to be followed (one created here is counted already)."""
+        if len(self.follows) + len(self.created) - (table in self.created) >= self.settings.max_tables:
             raise ProtocolError(
                 Code.LIMIT, f"a connection may create and follow {self.settings.max_tables} tables at most"
             )
@@ -515,7 +516,7 @@ class Connection:
             self.reply(Tables(tables=listed, playing=playing, ref=msg.ref))
         elif isinstance(msg, Join):
             if msg.table not in self.follows:
-                self._check_limit()
+                self._check_limit(msg.table)
             async with self._table(msg.table) as hub:
                 seat, token, seq = await service.join(hub, msg)
                 self._caught_up(hub)

@@ -238,3 +238,13 @@ async def test_the_rematch_a_connection_made_counts_against_its_tables_as_a_crea
         assert made.seat == players[0].seat
     finally:
         await me.close()
+
+
+async def test_a_connection_at_its_limit_sits_at_a_table_it_created(start_server: ServerFactory) -> None:
+    """A table created and then joined moves from created to followed: it counts once, not twice (a connection
+    holding ``--max-tables`` created tables, a rematch among them, could sit at none of them)."""
+    server = start_server(*FAST, "--max-tables", "2")
+    async with Client(server.url) as me:
+        first = await me.create("spook", 1)
+        await me.create("spook", 1)
+        assert (await me.join(first, "Ada")).seat == 0
