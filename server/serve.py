@@ -76,8 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="server processes sharing the port, to use more than one core (default: %(default)s: this process "
         "serves; N > 1: it starts the embedded Valkey if any, then N workers on one listening socket, restarts any "
-        "that exits and stops them all on SIGTERM; /metrics counts all of them). --max-connections-per-ip and "
-        "--tables-per-minute are counted by each worker: one address may get up to N times either cap "
+        "that exits and stops them all on SIGTERM; /metrics counts all of them). --max-connections-per-ip, "
+        "--tables-per-minute and --watchers-per-ip are counted by each worker: one address may get up to N times "
+        "each cap "
         "(--open-tables-per-ip is counted in the store: it holds across them)",
     )
     parser.add_argument(
@@ -221,7 +222,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=cli.non_negative,
         default=defaults.nudge_after,
         metavar="SECONDS",
-        help="at a table without a time limit, how long it must stand still (no move) before a seated player may "
+        help="at a table without a time limit, how long it must stand still (no update) before a seated player may "
         "nudge a seat it waits on (default: %(default)s: time for a hard decision, not for a player gone)",
     )
     parser.add_argument(
