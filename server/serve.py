@@ -139,7 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--watchers-per-ip",
         type=cli.bounded(int, 0),
         default=defaults.watchers_per_ip,
-        help="places as a spectator one address may hold (each connection watching a table holds one; an IPv6 /64 "
+        help="places as a spectator one address may hold (each table a connection of it watches holds one; an IPv6 /64 "
         "network counts as one), so a few addresses cannot take every place --max-watchers leaves at a table; past "
         "it a watch is refused limit (default: %(default)s; 0 = no cap; counted by each process of --workers; "
         "loopback is exempt unless --limit-loopback)",
