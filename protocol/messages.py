@@ -192,7 +192,7 @@ class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, omit_default
     """The base of every server → client message; ``ServerMsg`` is their union, the type a frame decodes to."""
 
 
-class Limits(msgspec.Struct, kw_only=True):
+class Limits(msgspec.Struct, kw_only=True, omit_defaults=True):
     """``idle_seconds``: a connection that sends no message for that long is closed (code 4408).
     ``tables_per_minute``: new tables one client address may create a minute (a burst of as many, then one
     every 60 / N seconds); None: no cap.  ``open_tables``: open public tables (not started, a seat free) one

@@ -296,6 +296,19 @@ async def test_new_tables_per_address_are_budgeted(start_server: ServerFactory) 
     assert unhandled(capped.log_path) == []
 
 
+async def test_a_limit_switched_off_is_absent_from_the_welcome(start_server: ServerFactory) -> None:
+    """PROTOCOL.md: an optional limit is absent when the server has none (a cap of 0), not ``null``."""
+    server = start_server(
+        "--idle-timeout", "0", "--tables-per-minute", "0", "--open-tables-per-ip", "0", "--watchers-per-ip", "0"
+    )
+    async with connect(server.url) as ws:
+        await ws.send(json.dumps({"type": "hello", "version": 1}))
+        limits = json.loads(await ws.recv())["limits"]
+    assert set(limits) == {
+        "max_frame_bytes", "messages_per_second", "burst", "max_tables_per_connection", "nudge_after", "nudge_seconds"
+    }  # fmt: skip
+
+
 async def test_idle_connections_are_closed_with_4408(start_server: ServerFactory) -> None:
     server = start_server("--idle-timeout", "0.8")
     quiet, chatty = await raw(server.url), await raw(server.url)
