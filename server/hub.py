@@ -122,7 +122,7 @@ class Hub:
         self.latest = record
         self.gone = False  # the table is no longer in the store (``lost``): this hub is done
         self.rematch = record.rematch  # a finished table's rematch, once it has one
-        self.after: dict[Follower, Audience] = {}  # followers let go at the end, to be told of its rematch
+        self.after: dict[Follower, Audience] = {}  # followers let go at the end: told of its rematch, its chat
         self.heard = 0  # chat lines sent to the followers here (``said``): ``attach`` reads the last ones again
         self.chat_rates: dict[int, TokenBucket] = {}  # each seat's chat allowance in this process (``server/chat.py``)
         self.on_gone: Callable[[Hub], None] | None = None  # told once, when the table is found gone (``Fanout``)
@@ -269,7 +269,7 @@ class Hub:
             conn.send(self._snapshot_frame(audience, ref))
             if lines:
                 conn.send(codec.encode(Chat(table=self.table, lines=lines)))
-            if over:  # nothing more will come: the connection need not follow it, but for its rematch
+            if over:  # nothing more will come: the connection need not follow it, but for its rematch and chat
                 conn.send(self._game_over_frame())
                 self._let_go(conn, audience)
 
@@ -297,14 +297,14 @@ class Hub:
         return after
 
     def said(self, line: ChatLine, by: Follower | None = None, ref: str | None = None) -> None:
-        """Send a chat line to every follower (``by``, who said it, with its ``ref``), after what the spectators
-        are still owed.  Called under ``lock``, as ``attach`` reads the last lines: a follower gets each line in
+        """Send a chat line to every follower and everyone kept after the end (``after``; ``by``, who said it, with
+        its ``ref``), after what the spectators are still owed.  Called under ``lock``, as ``attach`` reads the last lines: a follower gets each line in
         those or after them (from another process a line may come in both: ``n`` tells)."""
         self.catch_up_spectators()
         self.heard += 1
         fields = msgspec.structs.asdict(line)
         frame = codec.encode(Said(table=self.table, **fields))
-        for conn in self.followers:
+        for conn in itertools.chain(self.followers, self.after):
             conn.send(frame if conn is not by else codec.encode(Said(table=self.table, ref=ref, **fields)))
 
     def spectators(self) -> int:
@@ -319,7 +319,7 @@ class Hub:
 
     def _let_go(self, conn: Follower, audience: Audience) -> None:
         """The game is over and ``conn`` was sent its end: it follows no more, but hears of the table's rematch
-        (``rematched``) while it keeps the hub (``Follower.done``)."""
+        (``rematched``) and its seats' talk after the end (``said``) while it keeps the hub (``Follower.done``)."""
         self.detach(conn)
         self.after[conn] = audience
         conn.done(self)

@@ -4,6 +4,7 @@ server processes, and that no refused line (nor any line) changes the table or r
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,14 +14,14 @@ import redis.asyncio as aioredis
 
 from clients.sdk import Client, ServerError
 from protocol.errors import Code, ProtocolError
-from protocol.messages import CHAT_CHARS, Chat, ChatLine, Create, Join, Said, Say, ServerMsg, Snapshot
+from protocol.messages import CHAT_CHARS, Chat, ChatLine, Create, GameOver, Join, Said, Say, ServerMsg, Snapshot
 from server.chat import CHAT_BURST, say
 from server.hub import Hub
 from server.metrics import Metrics
 from server.service import TableService, token_digest
 from server.store import CHAT_LINES, NO_PREFIX, Store
 from tests.server.conftest import ServerFactory, ServerProcess
-from tests.server.players import close, play, seat_players
+from tests.server.players import Player, play, seat_players
 from tests.server.test_hub import Socket
 
 
@@ -172,28 +173,75 @@ async def test_refused_lines_leave_the_table_and_its_chat_as_they_were(
         assert text not in logged  # what players say is not logged
 
 
-async def test_a_finished_table_hears_no_more_but_keeps_its_lines(server: ServerProcess) -> None:
-    table, players = await seat_players([server.url], seats=2, seed=4)
+async def test_the_seats_of_a_finished_table_talk_on_to_everyone_who_saw_the_end(
+    start_server: ServerFactory, sync_redis: redis.Redis
+) -> None:
+    """"gg": after the end the seats talk on, heard on both processes by everyone their connections kept (seats and
+    spectators, who still only read); the lines stay with the table, and the game is as it ended."""
+    a, b = start_server(), start_server()
+    table, players = await seat_players([a.url, b.url], seats=2, seed=4)
+    ada, bob = (p.client for p in players)
+    watcher, stranger = Client(b.url, client="watcher"), Client(a.url, client="stranger")
     try:
-        await players[1].client.say(table, "good luck")
+        await watcher.connect()
+        await stranger.connect()
+        await watcher.watch(table)
+        await ada.say(table, "good luck")
         await play(players)
-        for player in players:  # (no longer following it, either)
+        await next_of(watcher, GameOver)
+        before = table_as_stored(sync_redis, table)
+        said = await ada.say(table, "good game!")  # (on a: bob and the watcher on b)
+        for client in (bob, watcher):
+            heard = await next_of(client, Said)
+            assert (heard.table, heard.n, heard.seat, heard.text) == (table, said.n, 0, "good game!")
+        assert (await bob.say(table, "again?")).n == said.n + 1
+        assert (await next_of(ada, Said)).text == "good game!"  # (her own, in her stream too)
+        for client in (ada, watcher):
+            assert (await next_of(client, Said)).text == "again?"
+        for client, code in ((watcher, "auth"), (stranger, "game_over")):  # a spectator reads; one never there
             with pytest.raises(ServerError) as refused:
-                await player.client.say(table, "good game")
-            assert refused.value.code == "game_over"
+                await client.say(table, "me too")
+            assert refused.value.code == code
         with pytest.raises(ServerError) as refused:
-            await players[0].client.say("nosuchtable", "anyone?")
+            await ada.say("nosuchtable", "anyone?")
         assert refused.value.code == "not_found"
-        late = Client(server.url, client="late")
-        await late.connect()
-        try:
-            await late.watch(table)
-            kinds = [type(await late.recv(timeout=10)).__name__ for _ in range(3)]
-            assert kinds == ["Snapshot", "Chat", "GameOver"]
-        finally:
-            await late.close()
+        assert table_as_stored(sync_redis, table) == before  # no seq, no state, nothing logged (M30)
+        await stranger.watch(table)  # a late spectator gets the lines said after the end too
+        kinds = [await stranger.recv(timeout=10) for _ in range(3)]
+        assert [type(m).__name__ for m in kinds] == ["Snapshot", "Chat", "GameOver"]
+        assert [line.text for line in kinds[1].lines] == ["good luck", "good game!", "again?"]
     finally:
-        await close(players)
+        for client in (ada, bob, watcher, stranger):
+            await client.close()
+
+
+async def _finished(client: Client) -> tuple[str, str]:
+    """A Ghost at Home table, ``client`` at its one person's seat beside a bot, played to its end: (id, token)."""
+    table = await client.create("ghost-at-home", 2, bots=1, bot_strategy="random")
+    held = await client.join(table, "Ada")
+    await client.start(table)
+    await play([Player(client, table, held.seat, random.Random(7))])
+    return table, held.token
+
+
+async def test_a_connection_talks_at_the_last_table_it_saw_end_and_at_an_older_one_resumed(
+    start_server: ServerFactory,
+) -> None:
+    """A connection keeps only the last table it saw end: at an older one its seat is refused ``game_over`` (nobody
+    there hears it) until it resumes that seat, which keeps that table instead."""
+    server = start_server("--rate", "1000", "--burst", "1000")
+    async with Client(server.url, client="ada") as ada:
+        first, token = await _finished(ada)
+        second, _ = await _finished(ada)
+        assert (await ada.say(second, "gg")).seat == 1
+        with pytest.raises(ServerError) as refused:
+            await ada.say(first, "gg, first")
+        assert refused.value.code == "game_over"
+        assert (await ada.resume(first, token)).status == "over"  # told its end again, and kept
+        assert (await ada.say(first, "gg, first")).text == "gg, first"
+        with pytest.raises(ServerError) as refused:
+            await ada.say(second, "gg again")
+        assert refused.value.code == "game_over"
 
 
 async def test_the_store_keeps_the_last_lines_as_long_as_the_table(store: Store, sync_redis: redis.Redis) -> None:
