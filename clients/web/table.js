@@ -281,9 +281,8 @@ function logPanel(renderer, ctx, table) {
 }
 
 /** The table's chat: each line with its seat's swatch (a name alone could pass for another's) and its words, as
- * text, never markup; a seat says a line until the game is over, a spectator reads. */
+ * text, never markup; a seat says a line, after the final scores too ("good game"), a spectator reads. */
 function chatPanel(table, handlers) {
-  const open = table.seated && table.status !== "over";
   return h(
     "section",
     { class: "panel chat", id: "chat" },
@@ -297,14 +296,14 @@ function chatPanel(table, handlers) {
           )
         : h("li", { class: "muted" }, t("chat.empty")),
     ),
-    open
+    table.seated
       ? h(
           "form",
           { class: "inline", id: "chat-form", onsubmit: (event) => (event.preventDefault(), handlers.say()) },
           h("input", { type: "text", id: "chat-text", maxlength: "200", placeholder: t("chat.placeholder"), "aria-label": t("chat.placeholder"), value: handlers.chatDraft, oninput: (e) => handlers.draft(e.target.value) }),
           h("button", { type: "submit", id: "chat-send", disabled: table.offline }, t("chat.send")),
         )
-      : h("p", { class: "muted" }, t(table.seated ? "chat.closed" : "chat.read_only")),
+      : h("p", { class: "muted" }, t("chat.read_only")),
   );
 }
 

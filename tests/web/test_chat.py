@@ -8,8 +8,9 @@ from typing import Any
 from clients.sdk import Client
 from protocol.messages import Said
 from server.launch import ServerProcess
+from tests.server.players import close
 from tests.web.conftest import screenshot, touch_tab
-from tests.web.play import create_table
+from tests.web.play import GAME_OVER, create_table, play_with, seat_sdk_players
 from tests.web.test_mobile import PORTRAIT, audit
 
 SHOWN_LINES = "() => [...document.querySelectorAll('.chat-lines li[data-n]')].map((li) => li.textContent)"
@@ -63,3 +64,25 @@ async def test_players_chat_as_text_and_a_spectator_reads(page: Any, server: Ser
         assert (await page.evaluate(SHOWN_LINES))[:2] == ["1Ada " + MARKUP, "2Bob <b>hello</b> & good luck"]
     finally:
         await bob.close()
+
+
+async def test_after_the_final_scores_the_players_talk_on(page: Any, server: ServerProcess) -> None:
+    await page.fill("#player-name", "Ada")
+    table = await create_table(page, seats=2)
+    players = await seat_sdk_players(server, table, 1)
+    bob = players[0].client
+    try:
+        await page.click("#start:not([disabled])")
+        await play_with(page, players, 3)
+        await page.wait_for_selector(GAME_OVER)
+        await page.fill("#chat-text", "good game!")  # (the chat beside the board, the scores shown)
+        await page.click("#chat-send")
+        assert (await next_said(bob)).text == "good game!"
+        await bob.say(table, "again?")
+        await page.wait_for_function(LINES_AT_LEAST, arg=2)
+        assert [line[1:] for line in await page.evaluate(SHOWN_LINES)] == ["Ada good game!", "Spirit 1 again?"]
+        assert await page.input_value("#chat-text") == ""
+        await page.locator("#chat").scroll_into_view_if_needed()
+        await screenshot(page, "chat-after-the-end")
+    finally:
+        await close(players)

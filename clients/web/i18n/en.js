@@ -96,7 +96,6 @@ export default {
   "chat.empty": "No messages yet.",
   "chat.placeholder": "Say something to the table",
   "chat.send": "Send",
-  "chat.closed": "The game is over: the chat is closed.",
   "chat.read_only": "Spectators read the chat; only players write in it.",
 
   "over.title": "Final scores",

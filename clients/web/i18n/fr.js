@@ -96,7 +96,6 @@ export default {
   "chat.empty": "Aucun message pour l'instant.",
   "chat.placeholder": "Dites quelque chose à la table",
   "chat.send": "Envoyer",
-  "chat.closed": "La partie est finie : la discussion est close.",
   "chat.read_only": "Les spectateurs lisent la discussion ; seuls les joueurs y écrivent.",
 
   "over.title": "Scores finaux",
