@@ -177,8 +177,9 @@ class Nudge(ClientMessage, tag="nudge"):
 
 
 class Say(ClientMessage, tag="say"):
-    """A line of table chat, from a connection that follows the table as a seat (a spectator reads, but does not
-    write); every follower of the table gets it as ``said``.  It touches no game: no ``seq``, no state."""
+    """A line of table chat, from a connection that follows the table as a seat, or saw its end as one (a spectator
+    reads, but does not write); every follower of the table, and every connection kept after its end, gets it as
+    ``said``.  It touches no game: no ``seq``, no state."""
 
     table: TableId
     text: ChatText
@@ -420,7 +421,8 @@ class ChatLine(msgspec.Struct, kw_only=True):
 
 
 class Said(ServerMessage, ChatLine, tag="said"):
-    """A line of table chat, to every follower of the table; to the seat that said it, with its ``ref``."""
+    """A line of table chat, to every follower of the table and every connection kept after its end; to the seat
+    that said it, with its ``ref``."""
 
     table: str
     ref: str | None = None

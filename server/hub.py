@@ -298,8 +298,9 @@ class Hub:
 
     def said(self, line: ChatLine, by: Follower | None = None, ref: str | None = None) -> None:
         """Send a chat line to every follower and everyone kept after the end (``after``; ``by``, who said it, with
-        its ``ref``), after what the spectators are still owed.  Called under ``lock``, as ``attach`` reads the last lines: a follower gets each line in
-        those or after them (from another process a line may come in both: ``n`` tells)."""
+        its ``ref``), after what the spectators are still owed.  Called under ``lock``, as ``attach`` reads the last
+        lines: a follower gets each line in those or after them (from another process a line may come in both:
+        ``n`` tells)."""
         self.catch_up_spectators()
         self.heard += 1
         fields = msgspec.structs.asdict(line)

@@ -176,7 +176,7 @@ async def test_refused_lines_leave_the_table_and_its_chat_as_they_were(
 async def test_the_seats_of_a_finished_table_talk_on_to_everyone_who_saw_the_end(
     start_server: ServerFactory, sync_redis: redis.Redis
 ) -> None:
-    """"gg": after the end the seats talk on, heard on both processes by everyone their connections kept (seats and
+    """After the end ("gg") the seats talk on, heard on both processes by everyone their connections kept (seats and
     spectators, who still only read); the lines stay with the table, and the game is as it ended."""
     a, b = start_server(), start_server()
     table, players = await seat_players([a.url, b.url], seats=2, seed=4)
