@@ -5,8 +5,11 @@ a time, random and mutated frames: bad UTF-8, binary frames, huge numbers, deep 
 types and fields, oversized frames, replayed and forged command ids, other seats' actions and tokens, other
 tables' ids.  A ``ping`` after each frame collects its replies.  The worker's tables, as stored in Redis (record,
 state, seq), must be byte-for-byte unchanged unless the server accepted an action that was legal for the seat
-of its token at that table.  Now and then a worker plays a legal move, so the games move on and their command
-ids can be replayed.
+of its token at that table, or a ``nudge`` accepted (the server's ``welcome.limits.nudge_after``) once the table
+had stood still that long, by a seat of the table for another that owed a decision, which set a deadline on every
+seat prompted and nothing else.  A finished table never changes, and only a finished one has a ``rematch``: the
+same new table, in its lobby, for every ask.  Now and then a worker plays a legal move, so the games move on and
+their command ids can be replayed, and now and then plays a table to its end, so rematches are asked for.
 
 At the end the server must be alive, its log must hold no error line or traceback, and its resident memory
 (``process_resident_memory_bytes`` from ``/metrics``) must not have grown by more than ``--rss-slack`` MiB in all,
@@ -48,6 +51,8 @@ from server.store import NO_PREFIX, Keys
 
 GAME = get_game("mansion")
 SEATS = 3
+PLAYED_OUT = 400  # legal moves played at most to end a table (a game of the fuzzer's takes some 85)
+NUDGE_AFTER = 1.0  # the spawned server's --nudge-after: a table of the fuzzer's often stands still so long
 MAX_FRAME = 64 * 1024  # the server's default --max-frame-bytes: oversized frames go past it
 
 
@@ -114,9 +119,13 @@ def _spawned(plan: Run) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="hauntd-fuzz-") as tmp:
         valkey = EmbeddedValkey(Path(tmp) / "valkey")
         valkey.start()
-        # no rate limit: the point is that every frame reaches the parser and the dispatcher
+        # no rate limit: the point is that every frame reaches the parser and the dispatcher; nudges taken after a
+        # second still, their deadline never reached within a run (a time-out is no change the checker allows)
         server = ServerProcess(
-            ["--log-format", "json", "--redis-url", valkey.url, "--rate", "1000000", "--burst", "1000000"],
+            [
+                *("--log-format", "json", "--redis-url", valkey.url, "--rate", "1000000", "--burst", "1000000"),
+                *("--nudge-after", str(NUDGE_AFTER), "--nudge-seconds", "86400"),
+            ],
             Path(tmp) / "server.log",
             tied=True,  # (gone with us, however we end)
         )
@@ -172,6 +181,7 @@ def _render(obj: Any, rng: random.Random) -> str:
 class Table:
     id: str
     tokens: list[str]
+    changed: float = 0.0  # (monotonic) before the frame that last changed it: it has stood still since, at most
 
 
 @dataclass
@@ -179,6 +189,7 @@ class Frame:
     payload: str | bytes
     binary: bool = False
     act: dict[str, Any] | None = None  # the act as sent, when the frame is a well-formed one
+    msg: dict[str, Any] | None = None  # the message as sent, when the frame is one (a nudge's, a rematch's …)
 
 
 @dataclass
@@ -201,6 +212,9 @@ class Worker:
         self.url, self.store, self.rng, self.stats, self.keys = url, store, rng, stats, keys
         self.ws: ClientConnection | None = None
         self.tables: list[Table] = []
+        self.finished: list[Table] = []  # the last tables played to their end: a rematch is theirs to ask for
+        self.rematches: dict[str, str] = {}  # a finished table's rematch, as first answered
+        self.nudge_after: float | None = None  # the server's (``welcome.limits``): None, it takes no nudge
         self.accepted: list[dict[str, Any]] = []  # acts the server accepted: replayed later
         self.used: set[tuple[str, str, str]] = set()  # (table, token, cmd) of every act accepted: applied once
         self._refs = 0
@@ -210,7 +224,7 @@ class Worker:
         ws = await connect(self.url, max_size=None, compression=None, open_timeout=10)
         if hello:
             await ws.send(json.dumps({"type": "hello", "version": 1, "client": "hauntd-fuzz"}))
-            await ws.recv()
+            self.nudge_after = json.loads(await ws.recv()).get("limits", {}).get("nudge_after")
         self.ws = ws
         return ws
 
@@ -258,28 +272,42 @@ class Worker:
             joined = await self.request({"type": "join", "table": table, "name": f"fz{seat}", "seat": seat})
             tokens += [r["token"] for r in joined if r["type"] == "joined"]
         if len(tokens) == SEATS:
+            starting = time.monotonic()
             await self.request({"type": "start", "table": table, "token": tokens[0]})
-            self.tables.append(Table(table, tokens))
+            self.tables.append(Table(table, tokens, starting))
             self.stats.tables += 1
 
     async def stored(self) -> dict[str, tuple[Any, ...]]:
+        """Each table's (those in play and those finished) seq, record and state as stored."""
         if self.store is None:
             return {}
+        tables = [*self.tables, *self.finished]
         async with self.store.pipeline(transaction=False) as pipe:
-            for table in self.tables:
+            for table in tables:
                 pipe.hmget(self.keys.record(table.id), "seq", "meta", "state")
             rows = await pipe.execute()
-        return {t.id: tuple(row) for t, row in zip(self.tables, rows, strict=True)}
+        return {t.id: tuple(row) for t, row in zip(tables, rows, strict=True)}
 
     def _state(self, stored: tuple[Any, ...]) -> Any:
         return GAME.decode_state(stored[2]) if stored[2] else None
 
     # -- one step --------------------------------------------------------------------------------------------
     async def step(self) -> None:
-        """One frame of the worker's own choosing, checked."""
+        """One frame of the worker's own choosing, checked; now and then a table played to its end instead."""
         await self.ready()
+        if self.rng.random() < 0.003:
+            await self.play_out(self.rng.choice(self.tables))
+            return
         stored = await self.stored()
         await self.checked(self.legal_move(stored) if self.rng.random() < 0.05 else self.hostile(stored))
+
+    async def play_out(self, table: Table) -> None:
+        """Legal moves at ``table`` until its game is over (it then joins ``finished``), each checked; a few hundred
+        at most (a table whose start was lost in the noise never ends)."""
+        for _ in range(PLAYED_OUT):
+            if table not in self.tables:
+                return
+            await self.checked(self.legal_move(await self.stored(), table))
 
     async def ready(self) -> None:
         """Two started tables to aim at (a finished one is replaced)."""
@@ -289,6 +317,7 @@ class Worker:
     async def checked(self, frame: Frame) -> list[dict[str, Any]]:
         """Send ``frame``; count its replies; report a table changed by anything but a legal accepted action."""
         before = await self.stored()
+        sent = time.monotonic()
         replies = await self.exchange(frame)
         self.stats.frames += 1
         accepted = False
@@ -298,13 +327,24 @@ class Worker:
             elif reply["type"] == "accepted":
                 self.stats.replies["accepted"] += 1
                 accepted = accepted or (frame.act is not None and reply.get("cmd") == frame.act["cmd"])
+            elif reply["type"] in ("nudged", "rematched"):
+                self.stats.replies[reply["type"]] += 1
+                if reply["type"] == "rematched":
+                    await self._check_rematch(reply)
         after = await self.stored()
-        for table in list(self.tables):
+        for table in [*self.tables, *self.finished]:
             if before.get(table.id) != after.get(table.id):
-                self._check_change(table, before[table.id], frame, replies)
+                if table in self.finished:
+                    self.stats.violations.append(
+                        f"finished table {table.id} changed after {str(frame.payload)[:200]!r}"
+                    )
+                    continue
+                self._check_change(table, before[table.id], frame, replies, sent, after.get(table.id))
+                table.changed = sent
             status = after.get(table.id, (None, None, None))[1]
-            if status is not None and msgspec.msgpack.decode(status).get("status") == "over":
+            if table in self.tables and status is not None and msgspec.msgpack.decode(status).get("status") == "over":
                 self.tables.remove(table)
+                self.finished = [*self.finished[-3:], table]
         if accepted and frame.act is not None:  # only now: a change it made was its first use of the id
             self.accepted.append(frame.act)
             del self.accepted[:-50]
@@ -312,9 +352,22 @@ class Worker:
                 self.used.add(used)
         return replies
 
-    def _check_change(self, table: Table, before: tuple[Any, ...], frame: Frame, replies: list[dict[str, Any]]) -> None:
-        """A stored table changed: only an accepted action, legal for its token's seat, may do that, and only the
-        first time its command id is used (a replay is answered, never applied again)."""
+    def _check_change(
+        self,
+        table: Table,
+        before: tuple[Any, ...],
+        frame: Frame,
+        replies: list[dict[str, Any]],
+        sent: float = 0.0,
+        after: tuple[Any, ...] | None = None,
+    ) -> None:
+        """A stored table changed (from ``before`` to ``after``): only an accepted action, legal for its token's
+        seat, may do that, and only the first time its command id is used (a replay is answered, never applied
+        again); or a nudge (``_nudged``)."""
+        if frame.msg is not None and frame.msg.get("type") == "nudge":
+            if after is None or not self._nudged(table, before, after, frame.msg, replies):
+                self.stats.violations.append(f"table {table.id} changed by {str(frame.payload)[:200]!r}")
+            return
         act = frame.act
         ok = False
         if act is not None and act.get("table") == table.id and act.get("token") in table.tokens:
@@ -330,8 +383,59 @@ class Worker:
         else:
             self.stats.violations.append(f"table {table.id} changed after {str(frame.payload)[:200]!r}")
 
-    def legal_move(self, stored: dict[str, tuple[Any, ...]]) -> Frame:
-        table = self.rng.choice(self.tables)
+    def _nudged(
+        self,
+        table: Table,
+        before: tuple[Any, ...],
+        after: tuple[Any, ...],
+        msg: dict[str, Any],
+        replies: list[dict[str, Any]],
+    ) -> bool:
+        """Whether the change a nudge made was its right: answered ``nudged`` as the next update, by a seat of the
+        table for another seat it waited on, once the table had stood still ``nudge_after`` seconds (the worker
+        saw it change no later than ``changed``; the answer came after the commit), and it set one deadline on
+        every seat prompted, the state and the rest of the record as they were."""
+        seat, token = msg.get("seat"), msg.get("token")
+        state = self._state(before)
+        if state is None or self.nudge_after is None or token not in table.tokens:
+            return False
+        prompts = GAME.prompts(state)
+        if not isinstance(seat, int) or seat == table.tokens.index(token) or seat not in prompts:
+            return False
+        if time.monotonic() - table.changed < self.nudge_after:  # (stood still less than that, at most)
+            return False
+        old, new = msgspec.msgpack.decode(before[1]), msgspec.msgpack.decode(after[1])
+        deadlines = new.pop("deadlines", {})
+        old.pop("deadlines", None)
+        return (
+            any(r["type"] == "nudged" and r.get("seq") == int(before[0]) + 1 for r in replies)
+            and int(after[0]) == int(before[0]) + 1
+            and after[2] == before[2]
+            and new == old
+            and sorted(deadlines) == sorted(prompts)
+            and len(set(deadlines.values())) == 1
+        )
+
+    async def _check_rematch(self, reply: dict[str, Any]) -> None:
+        """A ``rematched`` answer: only for a finished table, the same new table every time, stored in its lobby."""
+        finished = {t.id for t in self.finished}
+        old, new = str(reply.get("table")), str(reply.get("rematch"))
+        if old not in finished:
+            self.stats.violations.append(f"a rematch of table {old}, not one played to its end: {reply}")
+            return
+        if self.rematches.setdefault(old, new) != new:
+            self.stats.violations.append(f"table {old} had rematch {self.rematches[old]}, now {new}")
+        if self.store is not None:
+            seq, meta = await self.store.hmget(self.keys.record(new), "seq", "meta")
+            made = msgspec.msgpack.decode(meta) if isinstance(meta, bytes) else {}
+            if seq != b"0" or made.get("status", "lobby") != "lobby" or made.get("game") != GAME.name:
+                self.stats.violations.append(f"rematch {new} of {old} is not a new {GAME.name} table: {seq!r}")
+
+    def legal_move(self, stored: dict[str, tuple[Any, ...]], table: Table | None = None) -> Frame:
+        """A legal move at ``table``, or at one of the worker's tables, seldom its first: that one mostly stands
+        still, long enough to be nudged."""
+        quiet = self.tables[1:] if len(self.tables) > 1 and self.rng.random() < 0.98 else self.tables
+        table = table or self.rng.choice(quiet)
         state = self._state(stored[table.id]) if table.id in stored else None
         if state is None:
             return self.hostile(stored)
@@ -365,9 +469,9 @@ class Worker:
             self.mutate(msg)
         text = _render(msg, rng)
         if rng.random() < 0.05:
-            text = text[: rng.randint(0, len(text))]  # truncated
+            return Frame(text[: rng.randint(0, len(text))])  # truncated
         act = msg if msg.get("type") == "act" and isinstance(msg.get("action"), dict) else None
-        return Frame(text, act=act)
+        return Frame(text, act=act, msg=msg)
 
     def _any_legal(self, stored: dict[str, tuple[Any, ...]]) -> list[Any]:
         out: list[Any] = []
@@ -385,6 +489,7 @@ class Worker:
         other = rng.choice(self.tables)
         table_id = rng.choice([table.id] * 4 + [other.id, secrets.token_urlsafe(6), table.id[:-1]])
         token = rng.choice([*table.tokens, *other.tokens, secrets.token_urlsafe(16), "x"])
+        ended = rng.choice(self.finished) if self.finished and rng.random() < 0.7 else table  # (a rematch's)
         actions = [msgspec.to_builtins(a) for a in self._any_legal(stored)]
         action = rng.choice([*actions, {"type": "move", "to": rng.randint(-3, 9)}, {"type": "dial", "bid": 7}])
         templates: list[dict[str, Any]] = [
@@ -414,8 +519,10 @@ class Worker:
             {"type": "resume", "table": table_id, "token": token, "last_seq": rng.choice([0, 2, 10**9])},
             {"type": "ping"},
             {"type": "say", "table": table_id, "text": rng.choice(["gg", "", " ", "a\x00b", "\u202e", "x" * 201])},
+            {"type": "nudge", "table": table_id, "token": token, "seat": rng.randint(0, SEATS)},
+            {"type": "rematch", "table": ended.id, "token": rng.choice([*ended.tokens, token])},
         ]
-        msg = rng.choices(templates, weights=[10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])[0]
+        msg = rng.choices(templates, weights=[10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2])[0]
         if msg.get("seq", 0) is None:
             del msg["seq"]
         if rng.random() < 0.5:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 import msgspec
@@ -64,3 +65,43 @@ def test_memory_that_keeps_growing_after_the_warm_up_is_not_flat() -> None:
     assert fuzz.memory_verdict(45 * mib, warm_up, 32, 8)["memory_flat"]
     verdict = fuzz.memory_verdict(47 * mib, leak, 32, 8)
     assert verdict["rss_growth_mib"] == 22 and verdict["rss_late_growth_mib"] == 12 and not verdict["memory_flat"]
+
+
+def _nudge_case(still: float, state_changed: bool = False) -> fuzz.Stats:
+    """A worker's check of a table changed by a nudge, the table having stood still ``still`` seconds."""
+    state = GAME.setup(3, seed_from_int(4), GAME.default_options(), "t1")
+    prompted = sorted(GAME.prompts(state))
+    nudged = prompted[0]
+    tokens = [f"tok{s}" for s in range(3)]
+    worker = fuzz.Worker("ws://unused", None, random.Random(0), fuzz.Stats())
+    worker.nudge_after = 1.0
+    table = fuzz.Table("t1", tokens, changed=time.monotonic() - still)
+    meta = {"status": "playing", "seats": 3}
+    before = (b"7", msgspec.msgpack.encode(meta), GAME.encode_state(state))
+    if state_changed:
+        GAME.apply(state, nudged, GAME.legal_actions(state, nudged)[0])
+    deadlines = dict.fromkeys(prompted, 1e9)
+    after = (b"8", msgspec.msgpack.encode({**meta, "deadlines": deadlines}), GAME.encode_state(state))
+    nudge = {"type": "nudge", "table": "t1", "token": tokens[(nudged + 1) % 3], "seat": nudged}
+    replies = [{"type": "nudged", "table": "t1", "seq": 8}]
+    worker._check_change(table, before, fuzz.Frame(json.dumps(nudge), msg=nudge), replies, after=after)
+    return worker.stats
+
+
+def test_a_nudge_once_the_table_stood_still_is_a_rightful_change_before_it_or_with_a_move_is_not() -> None:
+    """The checker took every change but a legal act for a violation: a nudge, a legal change since the server
+    took them, is rightful when the table stood still ``nudge_after`` and it set the deadlines only."""
+    assert _nudge_case(still=5.0).violations == []
+    assert len(_nudge_case(still=0.2).violations) == 1  # (too early: the server must have refused it)
+    assert len(_nudge_case(still=5.0, state_changed=True).violations) == 1  # (a nudge moves nothing)
+
+
+async def test_a_rematch_of_a_table_in_play_or_a_second_one_is_a_violation() -> None:
+    worker = fuzz.Worker("ws://unused", None, random.Random(0), fuzz.Stats())
+    worker.tables, worker.finished = [fuzz.Table("live", [])], [fuzz.Table("done", [])]
+    await worker._check_rematch({"type": "rematched", "table": "done", "rematch": "new1", "seat": 0})
+    await worker._check_rematch({"type": "rematched", "table": "done", "rematch": "new1", "seat": 0})
+    assert worker.stats.violations == []
+    await worker._check_rematch({"type": "rematched", "table": "live", "rematch": "new2", "seat": 0})
+    await worker._check_rematch({"type": "rematched", "table": "done", "rematch": "new3", "seat": 1})
+    assert len(worker.stats.violations) == 2, worker.stats.violations
