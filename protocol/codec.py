@@ -7,7 +7,7 @@ from typing import Any, get_args
 import msgspec
 
 from protocol.errors import Code, ProtocolError
-from protocol.messages import NAME, PROTOCOL_VERSION, URL_SAFE, ClientMsg, Hello, ServerMsg
+from protocol.messages import NAME, PROTOCOL_VERSION, URL_SAFE, VISIBLE, ClientMsg, Hello, ServerMsg
 
 _client_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ClientMsg)
 _server_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMsg)
@@ -27,8 +27,7 @@ _peek_decoder: msgspec.json.Decoder[_Peek] = msgspec.json.Decoder(_Peek)
 
 # A pattern refused, in words (as PROTOCOL.md words them) instead of a Python regular expression, escaped twice.
 _WORDED = {
-    f"matching regex {NAME!r}": "of visible text (no control characters, line breaks, bidi controls, invisible"
-    " formatting or blank letters)",
+    f"matching regex {NAME!r}": VISIBLE,
     f"matching regex {URL_SAFE!r}": "of URL-safe characters (A-Z a-z 0-9 _ -)",
 }
 

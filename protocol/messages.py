@@ -13,6 +13,7 @@ the table *as of* a ``seq`` and are not themselves sequenced.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import msgspec
@@ -47,6 +48,21 @@ Nonce = Annotated[str, msgspec.Meta(max_length=64)]
 CHAT_CHARS = 200  # a chat line's length, in characters
 # A chat line is visible text, as a name is (no control characters, line breaks, bidi controls …; not blank).
 ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=CHAT_CHARS, pattern=NAME)]
+# Past U+FFFF, which ``NAME`` leaves alone: the tag characters, invisible (a blank name, or a text hidden after a
+# visible one) but in an emoji's tag sequence (the flags of Scotland, Wales …), and the invisible format controls
+# (shorthand format controls, musical formatting).
+_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+_INVISIBLE = re.compile("[\U000e0000-\U000e007f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a]")
+
+
+VISIBLE = "of visible text (no control characters, line breaks, bidi controls, invisible formatting or blank letters)"
+
+
+def visible(text: str, field: str) -> None:
+    """Refuse the invisible characters past U+FFFF that ``NAME`` let through in ``field``, a name or a chat line:
+    a ``ValueError`` worded as the pattern's refusal is (``bad_field``)."""
+    if _INVISIBLE.search(_FLAG.sub("", text)):
+        raise ValueError(f"Expected `str` {VISIBLE} - at `$.{field}`")
 
 
 class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
@@ -103,6 +119,9 @@ class Join(ClientMessage, tag="join"):
     seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
     token: Secret | None = None
     nonce: Nonce = ""
+
+    def __post_init__(self) -> None:
+        visible(self.name, "name")
 
 
 class Leave(ClientMessage, tag="leave"):
@@ -183,6 +202,9 @@ class Say(ClientMessage, tag="say"):
 
     table: TableId
     text: ChatText
+
+    def __post_init__(self) -> None:
+        visible(self.text, "text")
 
 
 ClientMsg = Hello | Create | ListTables | Join | Leave | Watch | Start | Act | Resume | Rematch | Ping | Nudge | Say

@@ -173,14 +173,24 @@ def test_any_frame_decodes_or_gets_a_code(frame: str | bytes) -> None:
         ("\u2764\ufe0f", True),  # a red heart: the selector shows the emoji form
         ("\u1821\u180b", True),  # a Mongolian letter and its variant form
         ("\u2800Ada", True),
+        # past U+FFFF, which the pattern does not name: tag characters (invisible: "Ada" to the eye, and a hidden
+        # text after it) but in an emoji's tag sequence (a flag), invisible format controls
+        ("\U000e0041\U000e0064\U000e0061", False),
+        ("Ada\U000e0068\U000e0069", False),
+        ("\U0001d173\U0001d17a", False),  # musical formatting
+        ("a\U0001bca0", False),  # shorthand format controls
+        ("\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", True),  # Scotland's flag
+        ("\U000e0067\U000e0062\U000e007f", False),  # a tag sequence with no flag before it
     ],
 )
-def test_a_display_name_is_visible_text(name: str, ok: bool) -> None:
+@pytest.mark.parametrize(("kind", "field"), [("join", "name"), ("say", "text")])
+def test_a_display_name_is_visible_text(name: str, ok: bool, kind: str, field: str) -> None:
     """A name of control characters, line breaks, bidi controls or nothing visible was seated as it came: blank,
-    invisible or reversed in every client's seat list, and raw escape sequences for a terminal client."""
-    frame = msgspec.json.encode({"type": "join", "table": "t", "name": name}).decode()
+    invisible or reversed in every client's seat list, and raw escape sequences for a terminal client.  A chat
+    line is held to the same rule (a line of tag characters alone was said, blank)."""
+    frame = msgspec.json.encode({"type": kind, "table": "t", field: name}).decode()
     if ok:
-        assert codec.decode_client(frame).name == name  # type: ignore[union-attr]
+        assert getattr(codec.decode_client(frame), field) == name
         return
     with pytest.raises(ProtocolError) as caught:
         codec.decode_client(frame)
