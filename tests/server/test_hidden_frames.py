@@ -4,8 +4,10 @@ Every seat plays over a raw WebSocket that keeps every frame it receives, a spec
 at random steps the cheater probes: a second connection of a seat resuming from an old seq (the replayed updates
 then its snapshot), a spectator watching from an old seq, a resume from a seq not reached yet, random and
 mistyped actions, another seat's legal action sent with one's own token, stale seqs, forged tokens, lobby
-commands after the start.  Some tables have server-run bots, some a time limit short enough for time-outs; about
-half the connections ask for their view with every update (``hello`` ``views``).
+commands after the start, nudges of other seats (after the table stood still, so their clocks run out and the
+rules' defaults come, a duel's two dials together), table chat (a spectator's refused), and at the end a rematch
+that every seat and the spectator hear of.  Some tables have server-run bots, some a time limit short enough for
+time-outs; about half the connections ask for their view with every update (``hello`` ``views``).
 
 Once the game is over its log is replayed from the revealed seed, and each frame is checked against the state at
 its seq: every update holds exactly the engine's redaction of its events for the frame's audience, every view and
@@ -51,8 +53,20 @@ ENGINE_CODES = {"illegal_move", "not_your_turn", "game_over"}
 LOG_FIELDS = {"event", "level", "timestamp", "peer", "client", "table", "game", "seats", "private", "bots", "seat"}
 LOG_FIELDS |= {"seq", "last_seq", "code", "cmd", "frames", "seconds", "away", "limit", "host", "ports", "server"}
 LOG_FIELDS |= {"games", "store", "key_prefix", "type"}  # (the store's URL, its password hidden; a command's type)
+LOG_FIELDS |= {"rematch_of"}  # (a rematch's table_created: the finished table, by id)
 LOG_FIELDS |= {"fix", "why", "maxmemory", "maxmemory_policy"}  # (server/preflight.py's warnings about the store)
 LOG_FIELDS |= {"count", "busiest", "busiest_count"}  # (the quiet connections' line a minute: server/connection.py)
+
+
+NUDGE_AFTER = 0.1  # the server's --nudge-after: a probe waits so long before its nudge, half the time
+NUDGE_REFUSALS = {"too_early", "not_your_turn", "illegal_move", "game_over"}  # (the table moved on meanwhile)
+SAID = ["gg", "I have nothing good", "👻 " * 20, "שלום", "x" * 200]
+TALK = {  # the fields of the chat's and the rematch's messages, and of a chat line
+    "said": {"type", "table", "n", "seat", "name", "text", "time", "ref"},
+    "chat": {"type", "table", "lines"},
+    "rematched": {"type", "table", "rematch", "seat", "ref"},
+    "line": {"n", "seat", "name", "text", "time"},
+}
 
 
 def wire(value: Any) -> Any:
@@ -121,6 +135,7 @@ class Cheat:
     mains: dict[int, Tap] = field(default_factory=dict)
     taps: list[Tap] = field(default_factory=list)
     probes: list[Probe] = field(default_factory=list)
+    nudged: bool = False  # a nudge's clock started: time-outs may move the table between a probe and its answer
 
     @property
     def game(self) -> Game[Any, Any, Any]:
@@ -160,7 +175,7 @@ class Cheat:
         rnd, game = self.rnd, self.game
         seat = rnd.choice(sorted(self.mains))
         token = self.tokens[seat]
-        kind = rnd.randrange(8)
+        kind = rnd.randrange(10)
         if kind == 0 or kind == 1:  # a random action, or one another seat may take, as this seat, maybe stale
             prompted = [s for s in game.prompts(state) if s != seat]
             if kind == 0 or not prompted:
@@ -191,6 +206,18 @@ class Cheat:
                 type="act", table=self.table, token=forged, cmd="x", action=wire(PROBES[self.name](rnd))
             )
             assert reply["code"] == "auth", reply
+        elif kind == 8:  # a nudge of another seat the table waits on, once it has stood still (or too early)
+            others = [s for s in game.prompts(state) if s != seat and s not in range(self.bots)]
+            if others:
+                await asyncio.sleep(rnd.choice([0, NUDGE_AFTER]))
+                reply = await self.mains[seat].ask(type="nudge", table=self.table, token=token, seat=rnd.choice(others))
+                assert reply["type"] == "nudged" or reply["code"] in NUDGE_REFUSALS, reply
+                self.nudged = self.nudged or reply["type"] == "nudged"
+        elif kind == 9:  # a line of chat, and a spectator's, refused
+            reply = await self.mains[seat].ask(type="say", table=self.table, text=rnd.choice(SAID))
+            assert reply["type"] == "said" or reply["code"] == "rate_limited", reply
+            spectator = next(t for t in self.taps if t.audience is None)
+            assert (await spectator.ask(type="say", table=self.table, text="psst"))["code"] == "auth"
         else:  # the lobby, after the start
             late = [{"type": "leave", "token": token}, {"type": "join", "name": "X"}, {"type": "start", "token": token}]
             for msg in late:
@@ -213,6 +240,17 @@ class Cheat:
             reply = await self.act(seat, wire(self.rnd.choice(game.legal_actions(state, seat))), seq)
             assert reply["type"] == "accepted" or reply["code"] == "stale", reply  # a bot or a time-out came first
         await asyncio.sleep(0.2)  # the last frames
+
+    async def rematch(self) -> None:
+        """Every seat asks for the finished table's rematch: one table, and every follower is told of it."""
+        asked = [
+            await main.ask(type="rematch", table=self.table, token=self.tokens[s]) for s, main in self.mains.items()
+        ]
+        assert len({a["rematch"] for a in asked}) == 1, asked
+        await asyncio.sleep(0.2)  # (the others' unasked ``rematched``)
+        spectator = self.taps[len(self.mains)]  # (watching from the start: a public table's is told too)
+        for t in [*self.mains.values(), spectator]:
+            assert any(json.loads(f)["type"] == "rematched" for f in t.frames), t.audience
 
 
 def replay(sync_redis: redis.Redis, table: str) -> tuple[TableMeta, dict[int, bytes], dict[int, list[Any]], str]:
@@ -254,6 +292,9 @@ def assert_nothing_but_their_own(cheat: Cheat) -> int:
             assert not leaks.check(codec.decode_server(frame)), (audience, frame)
             assert seed not in frame or msg.get("seq") == final, (audience, frame)
             assert msg["type"] == "game_over" or not any(s in frame for s in unseen), (audience, frame)
+            if msg["type"] in ("said", "chat", "rematched"):  # what a seat said, or two ids: nothing of the game
+                assert set(msg) <= TALK[msg["type"]], (audience, msg)
+                assert all(set(line) == TALK["line"] for line in msg.get("lines", [])), (audience, msg)
             if msg["type"] == "snapshot":
                 assert msg.get("seat") == audience and msg.get("commitment") in (None, commitment), (audience, msg)
                 assert msg["secret_commitment"] == secret_commitment, (audience, msg)
@@ -276,7 +317,8 @@ def assert_nothing_but_their_own(cheat: Cheat) -> int:
             checked += 1
     for probe in cheat.probes:  # the server adds nothing to the engine's refusal, which hides what it must
         reply = probe.reply
-        if reply["type"] != "rejected" or reply["code"] not in ENGINE_CODES or cheat.bots or cheat.turn_seconds:
+        moved = cheat.bots or cheat.turn_seconds or cheat.nudged
+        if reply["type"] != "rejected" or reply["code"] not in ENGINE_CODES or moved:
             continue  # (with bots or time-outs the table may have moved on between the probe and its answer)
         state = game.decode_state(states[probe.seq])
         action = game.action_from_builtins(probe.action)
@@ -290,7 +332,8 @@ def assert_nothing_but_their_own(cheat: Cheat) -> int:
 
 @pytest.fixture
 def debug_server(start_server: ServerFactory) -> ServerProcess:
-    return start_server("--log-level", "debug", "--rate", "1e6", "--burst", "1000000")
+    nudges = ("--nudge-after", str(NUDGE_AFTER), "--nudge-seconds", "0.2")  # (a nudged clock runs out in play)
+    return start_server("--log-level", "debug", "--rate", "1e6", "--burst", "1000000", *nudges)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -307,6 +350,7 @@ async def test_a_cheating_player_learns_nothing_hidden_from_any_frame(
     await cheat.sit()
     try:
         await asyncio.wait_for(cheat.play(), 60)
+        await cheat.rematch()
     finally:
         for t in cheat.taps:
             await t.close()
