@@ -14,6 +14,7 @@ the table *as of* a ``seq`` and are not themselves sequenced.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Annotated, Any
 
 import msgspec
@@ -50,7 +51,9 @@ CHAT_CHARS = 200  # a chat line's length, in characters
 ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=CHAT_CHARS, pattern=NAME)]
 # Past U+FFFF, which ``NAME`` leaves alone: the tag characters, invisible (a blank name, or a text hidden after a
 # visible one) but in an emoji's tag sequence (the flags of Scotland, Wales …), and the invisible format controls
-# (shorthand format controls, musical formatting).
+# (shorthand format controls, musical formatting).  And combining marks as a script stacks them, a few on a letter
+# (Vietnamese 2, Tibetan 3, a keycap 2), not "Zalgo" text piling dozens on one, drawn over the lines around it.
+MARKS = 6
 _FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 _INVISIBLE = re.compile("[\U000e0000-\U000e007f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a]")
 
@@ -59,8 +62,16 @@ VISIBLE = "of visible text (no control characters, line breaks, bidi controls, i
 
 
 def visible(text: str, field: str) -> None:
-    """Refuse the invisible characters past U+FFFF that ``NAME`` let through in ``field``, a name or a chat line:
-    a ``ValueError`` worded as the pattern's refusal is (``bad_field``)."""
+    """Refuse in ``field``, a name or a chat line, the invisible characters past U+FFFF that ``NAME`` let through,
+    and more than ``MARKS`` combining marks on one character: a ``ValueError`` worded as the pattern's refusal is
+    (``bad_field``)."""
+    run = 0
+    for char in text:
+        run = run + 1 if unicodedata.category(char) in ("Mn", "Me") else 0
+        if run > MARKS:
+            raise ValueError(
+                f"Expected `str` {VISIBLE}, at most {MARKS} combining marks on a character - at `$.{field}`"
+            )
     if _INVISIBLE.search(_FLAG.sub("", text)):
         raise ValueError(f"Expected `str` {VISIBLE} - at `$.{field}`")
 

@@ -181,6 +181,14 @@ def test_any_frame_decodes_or_gets_a_code(frame: str | bytes) -> None:
         ("a\U0001bca0", False),  # shorthand format controls
         ("\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", True),  # Scotland's flag
         ("\U000e0067\U000e0062\U000e007f", False),  # a tag sequence with no flag before it
+        # combining marks: as a script stacks them (Vietnamese, Tibetan, a keycap), not "Zalgo" text piled up
+        # past the line over its neighbours
+        ("Vie\u0323\u0302t", True),
+        ("\u0f66\u0f90\u0fb1\u0f7a", True),
+        ("1\ufe0f\u20e3", True),
+        ("Z" + "\u0301\u0316\u0352" * 2 + "a", True),
+        ("Z" + "\u0301" * 7 + "a", False),
+        ("\u0301" * 30, False),
     ],
 )
 @pytest.mark.parametrize(("kind", "field"), [("join", "name"), ("say", "text")])
