@@ -7,7 +7,7 @@ from typing import Any, get_args
 import msgspec
 
 from protocol.errors import Code, ProtocolError
-from protocol.messages import NAME, PROTOCOL_VERSION, URL_SAFE, VISIBLE, ClientMsg, Hello, ServerMsg
+from protocol.messages import NAME, PROTOCOL_VERSION, URL_SAFE, VISIBLE, ClientMsg, Hello, Join, Say, ServerMsg, unseen
 
 _client_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ClientMsg)
 _server_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMsg)
@@ -65,6 +65,10 @@ def decode_client(frame: bytes | str) -> ClientMsg:
         peek = _peek(frame)
         if peek is not None:
             raise _other_version(peek)
+    if isinstance(msg, Join | Say):
+        field, text = ("name", msg.name) if isinstance(msg, Join) else ("text", msg.text)
+        if (problem := unseen(text)) is not None:
+            raise ProtocolError(Code.BAD_FIELD, f"Expected `str` {VISIBLE}{problem} - at `$.{field}`", msg.ref)
     return msg
 
 
