@@ -36,6 +36,7 @@ async def create_table(
             await page.dispatch_event(f"#create-form input[name={name}]", "change")
     await page.click("#create")
     await page.wait_for_selector(".table-screen[data-table]")
+    await page.wait_for_selector(".seat-list li:has(.badge.you)")  # the screen shows before the join's answer
     table: str = await page.get_attribute(".table-screen", "data-table")
     return table
 
