@@ -143,7 +143,7 @@ class Metrics:
         # the store did not answer
         self.lobby = Gauge(
             "hauntd_lobby_tables",
-            "Public tables listed in the lobby (not started, a seat free)",
+            "Public tables listed in the lobby (not started, a seat free, not abandoned)",
             registry=self.registry,
             multiprocess_mode="mostrecent",
         )

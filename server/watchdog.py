@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 import structlog
 
 from server.metrics import Metrics
-from server.store import Keys
+from server.store import ABANDONED, LOBBY_TTL, Keys
 from server.tasks import cancel
 
 log = structlog.get_logger("hauntd.watchdog")
@@ -48,8 +48,10 @@ class Watchdog:
         *,
         every: float = 1.0,
         on_tick: Callable[[], None] = lambda: None,
+        abandoned_after: float = ABANDONED,
     ) -> None:
         self.redis = client
+        self.abandoned_after = abandoned_after  # (``serve --abandoned-after``: such a table leaves the lobby's count)
         self.on_tick = on_tick  # told at each tick (``App.each_second``)
         self.keys = keys
         self.metrics = metrics
@@ -104,25 +106,29 @@ class Watchdog:
     async def survey(self) -> None:
         """Set the store's figures (``hauntd_lobby_tables``, ``hauntd_playing_tables``, ``hauntd_scheduled_tables``,
         ``hauntd_deadlines_overdue`` and its ``_seconds``) for a scrape; NaN when the store does not answer within
-        ``PING_TIMEOUT``."""
+        ``PING_TIMEOUT``.  The lobby counts as the list does, but from the indexes alone: a table changed within
+        ``abandoned_after``, or older where a seated person was last seen (``waiting``) and not yet expired; not
+        the abandoned, which stay in the open index until a list drops them."""
         now = time.time()
+        abandoned = now - self.abandoned_after
         m = self.metrics
         try:
             async with asyncio.timeout(PING_TIMEOUT):
                 async with self.redis.pipeline(transaction=False) as pipe:
-                    pipe.zcard(self.keys.open)
+                    pipe.zcount(self.keys.open, repr(abandoned), "+inf")
+                    pipe.zcount(self.keys.waiting, repr(now - LOBBY_TTL), f"({abandoned!r}")
                     pipe.zcard(self.keys.playing)
                     pipe.zcard(self.keys.due)
                     pipe.zcount(self.keys.due, "-inf", repr(now - OVERDUE))
                     pipe.zrange(self.keys.due, 0, 0, withscores=True)
-                    lobby, playing, scheduled, overdue, first = await pipe.execute()
+                    recent, waiting, playing, scheduled, overdue, first = await pipe.execute()
         except asyncio.CancelledError:
             raise
         except Exception:
             for gauge in (m.lobby, m.playing, m.scheduled, m.overdue, m.overdue_age):
                 gauge.set(float("nan"))
             return
-        m.lobby.set(lobby)
+        m.lobby.set(recent + waiting)
         m.playing.set(playing)
         m.scheduled.set(scheduled)
         m.overdue.set(overdue)
