@@ -224,7 +224,9 @@ class Limits(msgspec.Struct, kw_only=True, omit_defaults=True):
     client address may have created at once; None: no cap.  ``watch_places``: places as a spectator one client
     address may hold at once on this server process (each connection watching a table holds one); None: no cap.
     ``nudge_after``: seconds a table without a time limit must stand still before a seated player may ``nudge`` a
-    seat it waits on, which then has ``nudge_seconds`` to decide (None: a server that takes no nudges)."""
+    seat it waits on, which then has ``nudge_seconds`` to decide (None: a server that takes no nudges).
+    ``abandoned_after``: seconds after which a public table not started that no person is at (nobody sits, or no
+    seated player's connection follows it) leaves the lobby's list and the ``open_tables`` count (see ``list``)."""
 
     max_frame_bytes: int
     messages_per_second: float
@@ -236,6 +238,7 @@ class Limits(msgspec.Struct, kw_only=True, omit_defaults=True):
     watch_places: int | None = None
     nudge_after: float | None = None
     nudge_seconds: float | None = None
+    abandoned_after: int | None = None
 
 
 class GameInfo(msgspec.Struct, kw_only=True):

@@ -126,6 +126,7 @@ class App:
             watch_places=settings.watchers_per_ip or None,
             nudge_after=settings.nudge_after,
             nudge_seconds=settings.nudge_seconds,
+            abandoned_after=settings.abandoned_after,
         )
 
     def welcome(self, ref: str | None) -> Welcome:

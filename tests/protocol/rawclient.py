@@ -118,6 +118,7 @@ LIMITS: Shape = (
         "watch_places": INT,
         "nudge_after": NUM,
         "nudge_seconds": NUM,
+        "abandoned_after": INT,
     },
 )
 TABLE_INFO: Shape = (  # as schema.json gives it: what a game in play adds is optional there

@@ -116,6 +116,7 @@ async def test_welcome_and_ping(net: Net) -> None:
         "watch_places": 20,
         "nudge_after": 120.0,
         "nudge_seconds": 60.0,
+        "abandoned_after": 900,
     }
     again = await client.request({"type": "hello", "version": 1, "ref": "h2"})  # a second hello: welcomed again
     assert again == {**welcome, "ref": "h2"}

@@ -305,7 +305,8 @@ async def test_a_limit_switched_off_is_absent_from_the_welcome(start_server: Ser
         await ws.send(json.dumps({"type": "hello", "version": 1}))
         limits = json.loads(await ws.recv())["limits"]
     assert set(limits) == {
-        "max_frame_bytes", "messages_per_second", "burst", "max_tables_per_connection", "nudge_after", "nudge_seconds"
+        "max_frame_bytes", "messages_per_second", "burst", "max_tables_per_connection", "nudge_after", "nudge_seconds",
+        "abandoned_after",
     }  # fmt: skip
 
 
