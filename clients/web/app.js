@@ -248,6 +248,7 @@ const conn = new Connection(serverUrl(), {
   },
   onReconnect() {
     const table = state.table;
+    conn.refollow(table?.id);
     if (table) follow(table, table.seq);
     else refreshTables();
     if (!table && state.errorCode === "connection_lost") {

@@ -32,6 +32,7 @@ export class Connection {
     this.retrying = false;
     this.retryTimer = null;
     this.keepalive = null;
+    this.seats = new Map(); // table -> {token, seq}: the seats this connection followed, to ``refollow``
   }
 
   /** Open the socket and say hello; resolves with the welcome. */
@@ -137,6 +138,8 @@ export class Connection {
       if (msg.type === "error") waiter.reject(new ServerError(msg.code, msg.message));
       else waiter.resolve(msg);
     }
+    const held = msg.seq && this.seats.get(msg.table);
+    if (held && msg.seq > held.seq) held.seq = msg.seq;
     if (UPDATES.has(msg.type)) this.onUpdate(msg);
     else if (msg.type === "error" && !waiter) this.onError(new ServerError(msg.code, msg.message));
   }
@@ -146,9 +149,28 @@ export class Connection {
     if (!this.ws) return Promise.reject(new ServerError("connection_lost", "not connected"));
     const ref = `r${this.nextRef++}`;
     return new Promise((resolve, reject) => {
-      this.pending.set(ref, { resolve, reject });
+      this.pending.set(ref, { resolve: (reply) => (this.noteSeat(msg, reply), resolve(reply)), reject });
       this.ws.send(JSON.stringify({ ...msg, ref }));
     });
+  }
+
+  /** A seat this connection now follows (a join or a resume answered), or gave back (a leave). */
+  noteSeat(msg, reply) {
+    if (msg.type === "join" || msg.type === "resume") {
+      this.seats.set(msg.table, { token: reply.token ?? msg.token, seq: reply.seq ?? 0 });
+    } else if (msg.type === "leave") this.seats.delete(msg.table);
+  }
+
+  /** After a reconnect, follow again the seats the lost connection followed but ``shown`` (the page resumes that one
+   * itself): a lobby table whose seated players no connection follows is abandoned (``limits.abandoned_after``), so
+   * a tab gone back to the lobby, still there for its table, would let it be unlisted by a reconnect. */
+  refollow(shown) {
+    for (const [table, { token, seq }] of this.seats) {
+      if (table === shown) continue;
+      this.request({ type: "resume", table, token, last_seq: seq }).catch((err) => {
+        if (err.code === "auth" || err.code === "not_found") this.seats.delete(table); // the seat is gone
+      });
+    }
   }
 }
 

@@ -1,10 +1,12 @@
 """The lobby page and abandoned tables (``serve --abandoned-after``): the page's create-then-join keeps its table
-listed as waiting while the tab is open, an empty table says nobody is there yet, and both leave the list once
-abandoned — a table created and its tab closed, before anyone came, no longer lingers there for a day."""
+listed as waiting while the tab is open (through a reconnect too), an empty table says nobody is there yet, and
+both leave the list once abandoned — a table created and its tab closed, before anyone came, no longer lingers
+there for a day."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 from typing import Any
 
 import pytest
@@ -41,3 +43,24 @@ async def test_a_table_left_by_its_tab_leaves_the_lobby(page: Any, server: Serve
         await page.goto("about:blank")  # Ada's tab closed
         await asyncio.sleep(AFTER + 2)
         assert await listed(tab) == {}
+
+
+@pytest.mark.parametrize("server_args", [["--abandoned-after", str(AFTER)]])
+async def test_a_table_waited_for_from_the_lobby_stays_listed_through_a_reconnect(
+    page: Any, server: ServerProcess
+) -> None:
+    """Ada sits at her table and goes back to the lobby, her tab open: her connection still follows the table, so
+    it is listed as waiting.  The server restarts and the page reconnects: it follows her seat again, though it
+    is not the table shown (it was unlisted, abandoned, until she opened it again)."""
+    await page.fill("#player-name", "Ada")
+    mine = await create_table(page, game="spook", seats=2)
+    await page.click("text=Back to the lobby")
+    await page.wait_for_selector("#open-tables")
+    await asyncio.to_thread(server.kill, signal.SIGKILL)
+    await page.wait_for_selector("#conn-status[data-state=lost]")
+    await asyncio.to_thread(server.start)
+    await page.wait_for_selector("#conn-status[data-state=online]", timeout=20000)
+    await asyncio.sleep(AFTER + 2)
+    async with other_tab(page) as tab:
+        await tab.wait_for_selector("#open-tables")
+        assert await listed(tab) == {mine: "waiting"}
