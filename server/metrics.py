@@ -10,11 +10,24 @@ from __future__ import annotations
 
 import os
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest, values
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    disable_created_metrics,
+    generate_latest,
+    values,
+)
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.multiprocess import MultiProcessCollector
 
 MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+
+# No ``_created`` series (each counter's and histogram's creation time): the workers' multiprocess mode has none, so
+# one process and ``--workers N`` serve the same series, and no ``hauntd_tables_created_created`` reads as a count.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 
 def name_files(worker: int) -> None:
