@@ -417,12 +417,13 @@ def decode_notice(data: bytes) -> Notice | ChatNotice:
     return notice
 
 
-# KEYS: record, log, cmds [, due [, playing]]: never '', which a store's ACL holding a deployment to its prefix
+# KEYS: record, log, cmds, chat [, due [, playing]]: never '', which a store's ACL holding a deployment to its prefix
 # refuses.  ARGV: expected seq, meta, state ('' keeps it), batch, command key ('' none), channel, origin, listeners
 # of the channel that need no notice (0 or 1: the committing process), ttl, format [, table id, due score ('' removes
 # the table from due) [, playing score ('' removes it)]].
 # Returns {1, seq} committed, {0, seq} conflict, {-1, seq} command already committed, {-2, 0} no such table,
 # {-3, format} the table is stored in a newer format.
+# The log, the commands and the chat live as long as the record (a lobby's lines as long as the game after it).
 # The notice is a MessagePack array of three bin fields, a str and a positive fixint: ``Notice``.
 _COMMIT = r"""
 local cur, fmt = unpack(redis.call('HMGET', KEYS[1], 'seq', 'format'))
@@ -443,14 +444,12 @@ end
 redis.call('XADD', KEYS[2], seq .. '-0', 'b', ARGV[4])
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], seq) end
 local ttl = tonumber(ARGV[9])
-redis.call('EXPIRE', KEYS[1], ttl)
-redis.call('EXPIRE', KEYS[2], ttl)
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
-if KEYS[4] then
-  if ARGV[12] ~= '' then redis.call('ZADD', KEYS[4], ARGV[12], ARGV[11]) else redis.call('ZREM', KEYS[4], ARGV[11]) end
-end
+for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
 if KEYS[5] then
-  if ARGV[13] ~= '' then redis.call('ZADD', KEYS[5], ARGV[13], ARGV[11]) else redis.call('ZREM', KEYS[5], ARGV[11]) end
+  if ARGV[12] ~= '' then redis.call('ZADD', KEYS[5], ARGV[12], ARGV[11]) else redis.call('ZREM', KEYS[5], ARGV[11]) end
+end
+if KEYS[6] then
+  if ARGV[13] ~= '' then redis.call('ZADD', KEYS[6], ARGV[13], ARGV[11]) else redis.call('ZREM', KEYS[6], ARGV[11]) end
 end
 if redis.call('PUBSUB', 'NUMSUB', ARGV[6])[2] > tonumber(ARGV[8]) then
   local function bin(s) return '\198' .. struct.pack('>I4', #s) .. s end
@@ -755,7 +754,7 @@ class Store:
         meta_bytes = encode(meta)
         batch.cmd = command  # logged with the update, so the log alone shows each command committed once
         batch_bytes = encode(batch)
-        keys = [self.keys.record(table), self.keys.log(table), self.keys.cmds(table)]
+        keys = [self.keys.record(table), self.keys.log(table), self.keys.cmds(table), self.keys.chat(table)]
         args: list[bytes | str | int] = [
             expected,
             meta_bytes,

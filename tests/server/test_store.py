@@ -117,7 +117,8 @@ async def test_a_notice_goes_out_only_to_other_listening_processes(store_url: st
 
 async def test_a_lobby_nobody_comes_back_to_expires_in_a_day_a_game_in_a_week(store_url: str) -> None:
     """A public table where nobody sits lives ``ABANDONED`` past its last change (created, or left by everyone), one
-    where someone waits a day, a private one a day however empty (shared by its id), a game a week."""
+    where someone waits a day, a private one a day however empty (shared by its id), a game a week; its log and its
+    chat as long (a line said in the lobby kept its day only, then went in the middle of a long game)."""
     client = aioredis.Redis.from_url(store_url)
     store = Store(client)
     table, private = secrets.token_hex(4), secrets.token_hex(4)
@@ -133,12 +134,15 @@ async def test_a_lobby_nobody_comes_back_to_expires_in_a_day_a_game_in_a_week(st
         assert 0 < await client.ttl(NO_PREFIX.record(table)) <= ABANDONED
         assert 0 < await client.ttl(NO_PREFIX.log(table)) <= ABANDONED
         await store.commit(table, 2, waiting, None, Batch(seq=3, at=0.0))
+        await store.say(table, 0, "ada", "hello")
+        assert ABANDONED < await client.ttl(NO_PREFIX.chat(table)) <= LOBBY_TTL
         playing = msgspec.structs.replace(waiting, status="playing")
         await store.commit(table, 3, playing, b"state", Batch(seq=4, at=0.0))
-        assert LOBBY_TTL < await client.ttl(NO_PREFIX.record(table)) <= TABLE_TTL
-        assert LOBBY_TTL < await client.ttl(NO_PREFIX.log(table)) <= TABLE_TTL
+        for key in (NO_PREFIX.record(table), NO_PREFIX.log(table), NO_PREFIX.chat(table)):
+            assert LOBBY_TTL < await client.ttl(key) <= TABLE_TTL, key
     finally:
-        await client.delete(NO_PREFIX.record(table), NO_PREFIX.log(table), NO_PREFIX.record(private))
+        await client.delete(*(f(table) for f in (NO_PREFIX.record, NO_PREFIX.log, NO_PREFIX.chat)))
+        await client.delete(NO_PREFIX.record(private))
         await client.zrem(NO_PREFIX.open, table)
         await client.aclose()
 
