@@ -33,11 +33,14 @@ class Player:
         return next(m.seq for m in self.received if isinstance(m, Snapshot))
 
     async def run(self, stop_at: int | None = None) -> None:
-        """Play until the game is over (or the table reaches ``stop_at``)."""
+        """Play until the game is over (or the table reaches ``stop_at``); what the client hears of its other
+        tables is not this player's (a mansion prompt acted on at a spook table, its end taken for this one's)."""
         while self.result is None:
             if stop_at is not None and self.client.last_seq.get(self.table, 0) >= stop_at:
                 return
             msg = await self.client.recv(timeout=30)
+            if getattr(msg, "table", self.table) != self.table:
+                continue
             self.received.append(msg)
             if isinstance(msg, GameOver):
                 self.result = msg
