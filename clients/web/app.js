@@ -248,9 +248,9 @@ const conn = new Connection(serverUrl(), {
   },
   onReconnect() {
     const table = state.table;
-    conn.refollow(table?.id);
     if (table) follow(table, table.seq);
     else refreshTables();
+    conn.refollow(table?.id);
     if (!table && state.errorCode === "connection_lost") {
       [state.error, state.errorCode] = [null, null]; // what failed while it was down can be done again now
       render();

@@ -8,6 +8,8 @@ export const PROTOCOL_VERSION = 1;
 const UPDATES = new Set(["events", "snapshot", "game_over", "rematched", "said", "chat"]);
 /** How long a ``check`` waits for its pong before it takes the connection for dead. */
 const PROBE_MS = 4000;
+/** The most seats ``refollow`` takes up again, the latest followed (a burst of resumes counts against the rate). */
+const REFOLLOWED = 5;
 
 export class ServerError extends Error {
   constructor(code, message) {
@@ -140,6 +142,7 @@ export class Connection {
     }
     const held = msg.seq && this.seats.get(msg.table);
     if (held && msg.seq > held.seq) held.seq = msg.seq;
+    if (msg.type === "game_over") this.seats.delete(msg.table); // (nothing left to wait for there)
     if (UPDATES.has(msg.type)) this.onUpdate(msg);
     else if (msg.type === "error" && !waiter) this.onError(new ServerError(msg.code, msg.message));
   }
@@ -154,18 +157,20 @@ export class Connection {
     });
   }
 
-  /** A seat this connection now follows (a join or a resume answered), or gave back (a leave). */
+  /** A seat this connection now follows (a join or a resume answered), or gave back (a leave); one whose game is
+   * over goes with its ``game_over``, which follows the reply. */
   noteSeat(msg, reply) {
+    if (msg.type === "join" || msg.type === "resume" || msg.type === "leave") this.seats.delete(msg.table);
     if (msg.type === "join" || msg.type === "resume") {
-      this.seats.set(msg.table, { token: reply.token ?? msg.token, seq: reply.seq ?? 0 });
-    } else if (msg.type === "leave") this.seats.delete(msg.table);
+      this.seats.set(msg.table, { token: reply.token ?? msg.token, seq: reply.seq ?? 0 }); // (the latest last)
+    }
   }
 
   /** After a reconnect, follow again the seats the lost connection followed but ``shown`` (the page resumes that one
    * itself): a lobby table whose seated players no connection follows is abandoned (``limits.abandoned_after``), so
    * a tab gone back to the lobby, still there for its table, would let it be unlisted by a reconnect. */
   refollow(shown) {
-    for (const [table, { token, seq }] of this.seats) {
+    for (const [table, { token, seq }] of [...this.seats].slice(-REFOLLOWED)) {
       if (table === shown) continue;
       this.request({ type: "resume", table, token, last_seq: seq }).catch((err) => {
         if (err.code === "auth" || err.code === "not_found") this.seats.delete(table); // the seat is gone

@@ -64,3 +64,37 @@ async def test_a_table_waited_for_from_the_lobby_stays_listed_through_a_reconnec
     async with other_tab(page) as tab:
         await tab.wait_for_selector("#open-tables")
         assert await listed(tab) == {mine: "waiting"}
+
+
+async def test_a_reconnect_takes_up_the_latest_seats_of_games_not_over(page: Any) -> None:
+    """What ``refollow`` resumes: the seats joined or resumed, from the last update heard, the shown table's left
+    to the page, a seat given back or at a game over left out, and only the latest 5 (a tab that sat at many
+    tables in a day would spend its burst of messages on them, and its table's own resume be refused)."""
+    script = """async () => {
+        const { Connection } = await import('/static/net.js');
+        const sent = [];
+        const conn = new Connection('ws://unused', { onUpdate() {}, onStatus() {}, onReconnect() {}, onError() {} });
+        conn.ws = { send: (frame) => sent.push(JSON.parse(frame)) };
+        const ask = (msg, reply) => {
+            const answered = conn.request(msg);
+            conn.dispatch({ ...reply, ref: sent.at(-1).ref });
+            return answered;
+        };
+        for (const id of ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8']) {
+            const joined = { type: 'joined', table: id, seat: 0, token: 'k' + id, seq: 1 };
+            await ask({ type: 'join', table: id, name: 'Ada' }, joined);
+        }
+        conn.dispatch({ type: 'events', table: 't7', seq: 4, events: [] });
+        conn.dispatch({ type: 'game_over', table: 't6', seq: 9, result: {} });
+        await ask({ type: 'leave', table: 't5', token: 'kt5' }, { type: 'left', table: 't5' });
+        await ask({ type: 'resume', table: 't1', token: 'kt1' }, { type: 'snapshot', table: 't1', seq: 3 });
+        sent.length = 0;
+        conn.refollow('t4');
+        return sent.map(({ type, table, token, last_seq }) => [type, table, token, last_seq]);
+    }"""
+    assert await page.evaluate(script) == [  # (t2, t3, t4, t7, t8, t1 followed, the latest last)
+        ["resume", "t3", "kt3", 1],
+        ["resume", "t7", "kt7", 4],
+        ["resume", "t8", "kt8", 1],
+        ["resume", "t1", "kt1", 3],
+    ]
