@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import socket
+import struct
+import termios
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -195,6 +198,17 @@ class Connection:
 
     def _open(self) -> bool:
         return not self.dead and self.ws.protocol.state is State.OPEN
+
+    def taking_in(self) -> bool:
+        """Whether the client has yet to take in some of what it was sent: a frame queued or being written, bytes
+        in the socket's buffer, or in the kernel's not yet acknowledged by the client (the idle cut-off waits)."""
+        transport = self.ws.transport
+        return (
+            self.writing
+            or not self.queue.empty()
+            or transport.get_write_buffer_size() > 0
+            or _unacknowledged(transport.get_extra_info("socket")) > 0
+        )
 
     async def drain(self) -> bool:
         """Wait until what was sent has gone out to the socket (the queue empty, the socket's buffer back under
@@ -612,6 +626,16 @@ def _hold_little_unsent(ws: ServerConnection) -> None:
     sock = ws.transport.get_extra_info("socket")
     if _NOTSENT_LOWAT is not None and sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, _NOTSENT_LOWAT, _UNSENT)
+
+
+def _unacknowledged(sock: socket.socket | None) -> int:
+    """Bytes the kernel holds for the socket that its peer has not acknowledged (``SIOCOUTQ``; 0 if unknown)."""
+    if sock is None:
+        return 0
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0])
+    except OSError:
+        return 0
 
 
 def _peer(ws: ServerConnection, client: str | None) -> str:

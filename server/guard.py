@@ -22,7 +22,8 @@
   small frame; past the budget it is refused ``rate_limited``.
 * The idle cut-off: a connection that sends no message for ``idle`` seconds is closed with code 4408 (``idle``),
   counted from the end of its last command's handling (a replay at the client's pace is one: its next messages
-  wait unread meanwhile).  WebSocket pings do not count: they prove the socket is alive, not that anyone uses it.
+  wait unread meanwhile), or from when it was last found taking in what it was sent.  WebSocket pings do not
+  count: they prove the socket is alive, not that anyone uses it.
 * The browser ``Origin`` allow-list (``--allowed-origin``): a handshake with another ``Origin`` gets HTTP 403;
   clients that send none (not browsers) are let in.  Checked here rather than by websockets' ``origins`` so that a
   refusal is logged and counted: a mistyped allow-list otherwise turned every browser away without a trace.
@@ -294,12 +295,16 @@ class Guard:
         await cancel(self._sweeper)
 
     async def _sweep(self, idle: float) -> None:
-        """Close every connection silent for ``idle`` seconds, but for one whose own command is still being
-        handled (a replay sent at the client's pace); checks a few times per period."""
+        """Close every connection silent for ``idle`` seconds; checks a few times per period.  One whose own
+        command is still being handled (a replay sent at the client's pace), or still taking in what it was sent
+        (the end of that replay, some 50 KB, takes a slow reader seconds), is not idle: its time starts again."""
         while True:
             await asyncio.sleep(min(5.0, idle / 4))
             now = time.monotonic()
-            for conn in [c for c in self.live if not c.busy and now - c.seen > idle]:
+            for conn in [c for c in self.live if now - c.seen > idle]:
+                if conn.busy or conn.taking_in():
+                    conn.seen = now
+                    continue
                 self.live.discard(conn)
                 conn.noted = True
                 self.metrics.refused.labels("idle").inc()

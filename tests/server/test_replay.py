@@ -14,6 +14,7 @@ import random
 import socket
 import time
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -153,6 +154,11 @@ def _address(url: str) -> tuple[str, int]:
     return host, int(port.rstrip("/"))
 
 
+def _when(line: dict[str, Any]) -> float:
+    """A server log line's time, as ``time.time()`` counts."""
+    return datetime.fromisoformat(str(line["timestamp"])).timestamp()
+
+
 def dropped(server: ServerProcess) -> list[dict[str, Any]]:
     return [line for line in server.log_lines() if line.get("event") == "slow_consumer_dropped"]
 
@@ -209,16 +215,23 @@ async def test_a_reader_taking_in_a_replay_longer_than_the_idle_timeout_is_not_i
     """The connection's messages wait unread while its replay is sent (its commands keep their order), so a
     client reading a replay longer than ``--idle-timeout`` was closed as idle (4408) in the middle of it; and
     then still, under load, whenever the replay waited longer than that for it to take in one socket's worth
-    (some 24 KiB): here it reads about 12 KB/s, far above what a replay demands, and each such wait is 2 s."""
+    (some 24 KiB): here it reads about 12 KB/s, far above what a replay demands, and each such wait is 2 s.  And
+    the end of the replay, in the socket's buffers once its handling is over (some 50 KB), takes it seconds:
+    it was closed as idle while taking that in (the close came after its game_over, or before, under load)."""
     server = start_server("--idle-timeout", "1")
     table = await Table.started(store)
     await table.play()
-    reader = SlowReader(server.url, chunk=256, pause=0.02)  # (the replay, some 55 KB: 4 s and more)
+    reader = SlowReader(server.url, chunk=256, pause=0.02)  # (the replay, some 55 KB and more: 4 s and more)
     try:
         reader.send(type="hello", version=1)
         reader.send(type="watch", table=table.hub.table, last_seq=0)
         await asyncio.to_thread(reader.read, over=1)
         assert not reader.closed and reader.events(table.hub.table) == list(range(1, table.hub.seq + 1))
+        # (what its kernel holds, acknowledged and not yet read, the server cannot tell from what was read)
+        held = reader.sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+        acknowledged = next(at for at, total in reader.reads if total >= reader.reads[-1][1] - held)
+        closed = [line for line in server.log_lines() if line["event"] == "idle_closed"]
+        assert all(_when(line) > acknowledged for line in closed), "closed as idle while taking in its replay"
     finally:
         reader.close()
 
