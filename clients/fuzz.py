@@ -369,19 +369,21 @@ class Worker:
                 self.stats.violations.append(f"table {table.id} changed by {str(frame.payload)[:200]!r}")
             return
         act = frame.act
-        ok = False
+        legal: bool | None = None  # (None: not an act of one of the table's seats, or none the game reads)
         if act is not None and act.get("table") == table.id and act.get("token") in table.tokens:
             if _command(act) in self.used:
                 self.stats.violations.append(f"table {table.id} changed by a replayed command {act['cmd']!r}")
                 return
             seat = table.tokens.index(act["token"])
             with contextlib.suppress(Exception):
-                ok = GAME.action_from_builtins(act["action"]) in GAME.legal_actions(self._state(before), seat)
-            ok = ok and any(r["type"] == "accepted" and r.get("cmd") == act["cmd"] for r in replies)
-        if ok:
+                legal = GAME.action_from_builtins(act["action"]) in GAME.legal_actions(self._state(before), seat)
+        if legal and act is not None and any(r["type"] == "accepted" and r.get("cmd") == act["cmd"] for r in replies):
             self.stats.legal_moves += 1
         else:
-            self.stats.violations.append(f"table {table.id} changed after {str(frame.payload)[:200]!r}")
+            answers = [r.get("code") or r["type"] for r in replies]
+            self.stats.violations.append(
+                f"table {table.id} changed after {str(frame.payload)[:200]!r} (answered {answers}, legal: {legal})"
+            )
 
     def _nudged(
         self,
@@ -469,7 +471,7 @@ class Worker:
             self.mutate(msg)
         text = _render(msg, rng)
         if rng.random() < 0.05:
-            return Frame(text[: rng.randint(0, len(text))])  # truncated
+            return Frame(text[: rng.randint(0, len(text) - 1)])  # truncated (never whole: it would be sent as no act)
         act = msg if msg.get("type") == "act" and isinstance(msg.get("action"), dict) else None
         return Frame(text, act=act, msg=msg)
 

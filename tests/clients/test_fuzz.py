@@ -11,6 +11,8 @@ import msgspec
 
 from clients import fuzz
 from engine.rng import seed_from_int
+from protocol import codec
+from protocol.messages import Act
 
 GAME = fuzz.GAME
 
@@ -105,3 +107,34 @@ async def test_a_rematch_of_a_table_in_play_or_a_second_one_is_a_violation() -> 
     await worker._check_rematch({"type": "rematched", "table": "live", "rematch": "new2", "seat": 0})
     await worker._check_rematch({"type": "rematched", "table": "done", "rematch": "new3", "seat": 1})
     assert len(worker.stats.violations) == 2, worker.stats.violations
+
+
+def test_every_frame_the_server_may_take_as_an_action_is_checked_as_one() -> None:
+    """A frame sent as anything but an act (``Frame.act`` None) that the server takes as a well-formed action, and
+    applies when legal, is a change the checker blames on the server.  A "truncated" frame could keep its whole
+    text (1 time in its length): a legal act then, reported as a violation now and then in CI.  Here every random
+    length is the longest allowed, so each truncation would be whole."""
+
+    class Longest(random.Random):
+        def randint(self, a: int, b: int) -> int:
+            return b
+
+    tokens = [f"tok{s}" for s in range(fuzz.SEATS)]
+    worker = fuzz.Worker("ws://unused", None, Longest(1), fuzz.Stats())
+    worker.tables = [fuzz.Table("t1", tokens)]
+    stored = {
+        "t1": (b"1", b"", GAME.encode_state(GAME.setup(fuzz.SEATS, seed_from_int(4), GAME.default_options(), "t1")))
+    }
+    unknown = []
+    for _ in range(1000):
+        frame = worker.hostile(stored)
+        if frame.binary or frame.act is not None:
+            continue
+        try:
+            msg = codec.decode_client(frame.payload)
+            GAME.action_from_builtins(json.loads(frame.payload)["action"])
+        except Exception:
+            continue
+        if isinstance(msg, Act):
+            unknown.append(frame.payload)
+    assert unknown == []
