@@ -141,7 +141,8 @@ class Connection:
         self.writing = False  # the writer task holds a frame: later ones must queue behind it
         self.flushed = asyncio.Event()  # set when the writer finds the queue empty (``drain``)
         self.held: list[bytes] | None = None  # frames held back to go out in one write (``_holding``)
-        self.seen = time.monotonic()  # when the client last sent a frame, or the last was handled (idle cut-off)
+        self.seen = time.monotonic()  # when it last sent a frame, the last was handled, or it was last found taking
+        # in what it was sent (the idle cut-off)
         self.busy = False  # a frame of its own is being handled (a replay at the client's pace): not idle
         self.noted = False  # it took part (a seat, a table created, a refusal, cut off): its close is logged
         self.client = app.guard.client(ws)  # the address its budgets count against (behind a proxy: the client's)
@@ -629,7 +630,8 @@ def _hold_little_unsent(ws: ServerConnection) -> None:
 
 
 def _unacknowledged(sock: socket.socket | None) -> int:
-    """Bytes the kernel holds for the socket that its peer has not acknowledged (``SIOCOUTQ``; 0 if unknown)."""
+    """Bytes the kernel holds for the socket that its peer has not acknowledged (Linux's ``SIOCOUTQ``, the same
+    request as ``TIOCOUTQ``; 0 if unknown)."""
     if sock is None:
         return 0
     try:
