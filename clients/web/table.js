@@ -307,9 +307,22 @@ function chatPanel(table, handlers) {
   );
 }
 
+/** The seats in the order of the final scores, each with its place: the winners first, then by score, then by the
+ * game's tie-break (``tiebreak(seat)``, lower first: M22's lower Haunt total); seats equal on all three share a
+ * place ("1, 2, 2, 4").  By score alone, a winner tied on score (M22) or one who escaped (G11) could be shown
+ * below a seat it beat, and seats tied on score got places of their own. */
+export function places(result, tiebreak) {
+  const key = result.scores.map((score, seat) => [result.winners.includes(seat) ? 0 : 1, -score, tiebreak(seat)]);
+  const before = (a, b) => key[a].map((v, i) => v - key[b][i]).find((d) => d !== 0) ?? 0;
+  const order = result.scores.map((score, seat) => seat).sort((a, b) => before(a, b) || a - b);
+  const placed = [];
+  order.forEach((seat, i) => placed.push({ seat, place: i && !before(order[i - 1], seat) ? placed[i - 1].place : i + 1 }));
+  return placed;
+}
+
 function finalScores(renderer, ctx, table, handlers) {
   const result = table.result;
-  const order = result.scores.map((score, seat) => seat).sort((a, b) => result.scores[b] - result.scores[a]);
+  const order = places(result, renderer.tiebreak(result));
   const extra = renderer.scoreColumns(ctx, result);
   const winners = new Set(result.winners);
   return h(
@@ -331,11 +344,11 @@ function finalScores(renderer, ctx, table, handlers) {
         h(
           "tbody",
           {},
-          order.map((seat, i) =>
+          order.map(({ seat, place }) =>
             h(
               "tr",
               { class: winners.has(seat) ? "winner" : "", dataset: { seat: String(seat), score: String(result.scores[seat]) } },
-              h("td", {}, String(i + 1)),
+              h("td", {}, String(place)),
               h(
                 "td",
                 {},

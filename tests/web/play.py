@@ -102,10 +102,33 @@ async def play_with(
 
 
 async def assert_final_scores(page: Any, result: dict[str, Any]) -> None:
-    """The final scores shown are the result's: every seat's score, the winners marked, the seed."""
+    """The final scores shown are the result's: every seat's score, the winners marked, the seed, and the seats in
+    the order and places ``places`` gives."""
     assert await shown_scores(page) == dict(enumerate(result["scores"]))
     assert await shown_winners(page) == sorted(result["winners"])
     assert result["seed"] in await page.inner_text(GAME_OVER)
+    rows = page.locator(f"{GAME_OVER} tbody tr")
+    shown = [
+        (int(await rows.nth(i).get_attribute("data-seat")), int(await rows.nth(i).locator("td").first.inner_text()))
+        for i in range(await rows.count())
+    ]
+    assert shown == places(result)
+
+
+def places(result: dict[str, Any]) -> list[tuple[int, int]]:
+    """(seat, place) in the order of the final scores: the winners first, then by score, then (M22) the lower
+    Haunt total, which only Call of the Spirits' reveal has; seats equal on all three share a place."""
+    scores, winners = result["scores"], result["winners"]
+    totals = (result.get("reveal") or {}).get("haunt_totals") or [0] * len(scores)
+
+    def key(seat: int) -> tuple[bool, int, int]:
+        return seat not in winners, -scores[seat], totals[seat]
+
+    order = sorted(range(len(scores)), key=lambda seat: (key(seat), seat))
+    placed: list[tuple[int, int]] = []
+    for i, seat in enumerate(order):
+        placed.append((seat, placed[-1][1] if i and key(order[i - 1]) == key(seat) else i + 1))
+    return placed
 
 
 async def shown_scores(page: Any) -> dict[int, int]:

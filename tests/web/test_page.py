@@ -28,6 +28,7 @@ from tests.web.play import (
     assert_final_scores,
     create_table,
     exported,
+    places,
     play_to_the_end,
     play_with,
     seat_sdk_players,
@@ -114,6 +115,30 @@ async def test_the_page_rides_out_a_server_restart(page: Any, server: ServerProc
     finally:
         await close(players)
     await assert_final_scores(page, result)
+
+
+async def test_the_final_places_follow_each_games_tie_break(page: Any) -> None:
+    """The final scores were in the order of the scores alone, numbered 1, 2, 3 …: a Call of the Spirits winner
+    tied on score (M22: the lower Haunt total wins) could be listed second, below the seat it beat, and two seats
+    tied on score got places of their own (49 and 49 shown 2nd and 3rd, the 3rd with the lower Haunt total).  The
+    winners come first, then the scores, then the game's tie-break; seats equal on all three share a place."""
+    script = """async ([game, result]) => {
+        const { places } = await import('/static/table.js');
+        const renderer = await (await import('/static/games/index.js')).rendererFor(game);
+        return places(result, renderer.tiebreak(result)).map(({ seat, place }) => [seat, place]);
+    }"""
+    cases = [
+        ("mansion", [49, 65, 49, 3], [1], [17, 10, 16, 4], [(1, 1), (2, 2), (0, 3), (3, 4)]),
+        ("mansion", [50, 50, 20], [1], [9, 5, 1], [(1, 1), (0, 2), (2, 3)]),  # the winner by M22, seat 1
+        ("mansion", [50, 50, 20, 20], [0, 1], [5, 5, 3, 3], [(0, 1), (1, 1), (2, 3), (3, 3)]),  # still tied: shared
+        ("ghost-at-home", [6, 6, 2], [1], None, [(1, 1), (0, 2), (2, 3)]),  # G11: the seat that escaped
+        ("spook", [0, 0, 0], [], None, [(0, 1), (1, 1), (2, 1)]),  # lost together
+    ]
+    for game, scores, winners, totals, expected in cases:
+        result: dict[str, Any] = {"scores": scores, "winners": winners, "seed": "00"}
+        if totals is not None:
+            result["reveal"] = {"haunt_totals": totals}
+        assert [tuple(p) for p in await page.evaluate(script, [game, result])] == expected == places(result)
 
 
 async def test_french_switch(page: Any) -> None:

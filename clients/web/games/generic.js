@@ -32,4 +32,5 @@ export default {
   primary: () => false,
   logLines: (ctx, entry) => entry.events.map((e) => `${words(e.type)}${fields(e) ? ` (${fields(e)})` : ""}`),
   scoreColumns: () => [],
+  tiebreak: () => () => 0,
 };

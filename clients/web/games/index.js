@@ -10,6 +10,7 @@
 //   primary(action) -> bool       shown as a large button under the headline
 //   logLines(ctx, entry, memo)    one sequenced update's events in words; ``memo`` persists across the log
 //   scoreColumns(ctx, result)     extra columns of the final scores: [{title, cell(seat) -> string|Element}]
+//   tiebreak(result) -> (seat) -> number   between seats of one score, lower is placed first (the game's tie-break)
 // ctx: {table, catalog, drawing, view, me, choices, t, name(seat), colour(seat), ink(seat), swatch(seat, small),
 // redraw()}; ink(seat) is the colour of a seat's number on its colour, swatch(seat) its round chip with that number;
 // ctx.catalog is the game's public cards and board as the server serves them (engine/<game>/catalog.py), the

@@ -697,4 +697,9 @@ function scoreColumns(ctx, result) {
   ];
 }
 
-export default { board, panels, seat, prompt, help, label, primary, logLines, scoreColumns };
+/** M22: of two seats with one score, the lower Haunt total is placed first. */
+function tiebreak(result) {
+  return (seatIndex) => result.reveal?.haunt_totals?.[seatIndex] ?? 0;
+}
+
+export default { board, panels, seat, prompt, help, label, primary, logLines, scoreColumns, tiebreak };
