@@ -91,13 +91,12 @@ class SlowReader:
     """A WebSocket client on a raw socket that reads ``chunk`` bytes every ``pause`` seconds (blocking: run it in
     a thread), keeping every text message it receives, and how many bytes it had read when (``reads``)."""
 
-    def __init__(self, url: str, chunk: int = 2048, pause: float = 0.002, mss: int | None = 1448) -> None:
+    def __init__(self, url: str, chunk: int = 2048, pause: float = 0.002, mss: int = 1448) -> None:
         self.chunk, self.pause = chunk, pause
         self.protocol = ClientProtocol(parse_uri(url), max_size=None)
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        if mss is not None:
-            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, mss)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, mss)
         self.sock.connect(_address(url))
         self.sock.settimeout(30)
         self.protocol.send_request(self.protocol.connect())
@@ -274,12 +273,15 @@ async def test_what_follows_a_replay_waits_behind_little_of_it(start_server: Ser
     """The kernel is let hold little of a replay not yet sent (``TCP_NOTSENT_LOWAT``).  Over loopback it grew the
     socket's send buffer to megabytes and took in a whole replay at once, so what was sent after it (a reply, a
     keepalive ping) waited until the client had read all of it: a reader at 20 KB/s got all of a 1 MB replay and
-    was then cut off for not answering the ping in 20 s (``keepalive ping timeout``)."""
+    was then cut off for not answering the ping in 20 s (``keepalive ping timeout``).  Without the option the pong
+    still comes 200 KB and more behind.  (The reader used loopback's own segment size, which the kernel bounds to
+    half the reader's small window: the window then often fell just short of a segment and the server's kernel sent
+    only on its persist timer, backing off, so the test took 30–40 s one run in two on a loaded machine.)"""
     server = start_server()
     tables = [await Table.started(store) for _ in range(3)]
     for table in tables:
         await table.play()
-    reader = SlowReader(server.url, chunk=1024, mss=None)  # loopback's own segments: its megabytes of buffer
+    reader = SlowReader(server.url, chunk=1024)
     try:
         reader.send(type="hello", version=1)
         for table in tables:
