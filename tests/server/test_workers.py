@@ -268,7 +268,7 @@ def test_a_host_of_several_addresses_is_refused_rather_than_half_served() -> Non
 
 
 def test_a_worker_that_cannot_start_stops_the_rest() -> None:
-    done = serve("--port", "0", "--redis-url", f"redis://127.0.0.1:{closed_port()}/0")
+    done = serve("--port", "0", "--redis-url", f"redis://127.0.0.1:{closed_port()}/0", "--store-wait", "0")
     assert done.returncode == 1
     assert re.search(r"^hauntd serve: worker \d exited with code 1 before it listened$", done.stderr, re.M)
     assert "Traceback" not in done.stderr
