@@ -338,12 +338,26 @@ async function refreshTables() {
     return;
   }
   if (state.table) return;
+  followWaiting(state.tables);
   const panels = ["#open-tables", "#playing-tables"].map((id) => app.querySelector(id));
   state.held = heldSeats();
   const lobby = renderLobby(state, lobbyHandlers);
   const fresh = ["#open-tables", "#playing-tables"].map((id) => lobby.querySelector(id));
   if (panels.every(Boolean) && fresh.every(Boolean)) keepFocus(app, () => panels.forEach((panel, i) => panel.replaceWith(fresh[i])));
   else render();
+}
+
+/** Follow this tab's seats at the open tables ``listed`` that its connection does not follow: a tab reloaded in
+ * the lobby follows none, and a lobby table whose seated players no connection follows is abandoned
+ * (``limits.abandoned_after``), so the table its player waited for from the lobby left the list.  From seq 0: a
+ * table not started has few updates. */
+function followWaiting(listed) {
+  const open = new Set(listed.map((info) => info.table));
+  for (const { table } of seatsIn(sessionStorage).slice(0, 5)) {
+    const held = savedSeat(table);
+    if (!open.has(table) || !held || conn.seats.has(table)) continue;
+    conn.request({ type: "resume", table, token: held.token, last_seq: 0 }).catch((err) => err.code === "auth" && forgetSeat(table));
+  }
 }
 
 function playerName() {

@@ -66,6 +66,24 @@ async def test_a_table_waited_for_from_the_lobby_stays_listed_through_a_reconnec
         assert await listed(tab) == {mine: "waiting"}
 
 
+@pytest.mark.parametrize("server_args", [["--abandoned-after", str(AFTER)]])
+async def test_a_table_waited_for_from_a_lobby_reloaded_stays_listed(page: Any, server: ServerProcess) -> None:
+    """Ada sits at her table, goes back to the lobby and reloads it: the reloaded tab followed no seat until she
+    opened the table again, so her table was abandoned and left the list while she waited for it there.  Now the
+    lobby follows again, from its list, the seats this tab holds at open tables."""
+    await page.fill("#player-name", "Ada")
+    mine = await create_table(page, game="spook", seats=2)
+    await page.click("text=Back to the lobby")
+    await page.wait_for_selector("#open-tables")
+    await page.reload()
+    await page.wait_for_selector("#conn-status[data-state=online]")
+    await page.wait_for_selector(f"#open-tables tr[data-table='{mine}']")
+    await asyncio.sleep(AFTER + 2)
+    async with other_tab(page) as tab:
+        await tab.wait_for_selector("#open-tables")
+        assert await listed(tab) == {mine: "waiting"}
+
+
 async def test_a_reconnect_takes_up_the_latest_seats_of_games_not_over(page: Any) -> None:
     """What ``refollow`` resumes: the seats joined or resumed, from the last update heard, the shown table's left
     to the page, a seat given back or at a game over left out, and only the latest 5 (a tab that sat at many
