@@ -5,7 +5,7 @@ import { errorText, setLanguage, preferred, t } from "./i18n.js";
 import { rendererFor } from "./games/index.js";
 import { chosenOptions, renderLobby } from "./lobby.js";
 import { fairnessChecks, newNonce } from "./fairness.js";
-import { Connection, serverUrl } from "./net.js";
+import { Connection, REFOLLOWED, serverUrl } from "./net.js";
 import { renderTable } from "./table.js";
 import { TableState } from "./table_state.js";
 import "./tip.js";
@@ -353,7 +353,7 @@ async function refreshTables() {
  * table not started has few updates. */
 function followWaiting(listed) {
   const open = new Set(listed.map((info) => info.table));
-  for (const { table } of seatsIn(sessionStorage).slice(0, 5)) {
+  for (const { table } of seatsIn(sessionStorage).slice(0, REFOLLOWED)) {
     const held = savedSeat(table);
     if (!open.has(table) || !held || conn.seats.has(table)) continue;
     conn.request({ type: "resume", table, token: held.token, last_seq: 0 }).catch((err) => err.code === "auth" && forgetSeat(table));

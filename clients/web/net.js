@@ -8,8 +8,9 @@ export const PROTOCOL_VERSION = 1;
 const UPDATES = new Set(["events", "snapshot", "game_over", "rematched", "said", "chat"]);
 /** How long a ``check`` waits for its pong before it takes the connection for dead. */
 const PROBE_MS = 4000;
-/** The most seats ``refollow`` takes up again, the latest followed (a burst of resumes counts against the rate). */
-const REFOLLOWED = 5;
+/** The most seats ``refollow`` (and a lobby reloaded) takes up again, the latest followed (a burst of resumes counts
+ * against the rate). */
+export const REFOLLOWED = 5;
 
 export class ServerError extends Error {
   constructor(code, message) {
