@@ -1,5 +1,6 @@
 """structlog set-up: JSON lines by default, a console renderer on a terminal.  Log fields never hold a token
-or a hidden game value: connections, tables, seats, seqs and error codes only."""
+or a hidden game value: connections, tables, seats, seqs and error codes only; a private table by a prefix of its
+id, which is its invitation."""
 
 from __future__ import annotations
 
@@ -7,6 +8,23 @@ import logging
 import sys
 
 import structlog
+from structlog.typing import EventDict, WrappedLogger
+
+PUBLIC_ID_CHARS = 8
+"""A public table id's length (``service.new_table_id``: 6 random bytes); a private one's is 22."""
+INVITATION_SHOWN = 6
+"""Characters of a longer table id that a log line keeps."""
+
+
+def veil_invitations(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:
+    """A private table's id is its invitation: whoever holds it may join or watch (README, Server and protocol).
+    Log lines are read by operators and shipped to log services, so they name a table id longer than a public
+    one by its first six characters and "...": enough to find the table (``SCAN MATCH``), 92 bits short of joining."""
+    for key in ("table", "rematch_of"):
+        value = event.get(key)
+        if isinstance(value, str) and len(value) > PUBLIC_ID_CHARS:
+            event[key] = value[:INVITATION_SHOWN] + "..."
+    return event
 
 
 def configure(fmt: str = "auto", level: str = "info") -> None:
@@ -22,6 +40,7 @@ def configure(fmt: str = "auto", level: str = "info") -> None:
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        veil_invitations,
     ]
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer],

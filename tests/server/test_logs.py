@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -12,11 +13,12 @@ import pytest
 import structlog
 from websockets.asyncio.client import connect
 
-from clients.sdk import Client
-from server import connection
+from clients.sdk import Client, ServerError
+from server import connection, logs
 from server.app import redacted
 from server.launch import ROOT
 from tests.server.conftest import ServerFactory
+from tests.server.players import Player, play
 from tests.server.test_http import get
 
 LOG_A_LOT = """
@@ -186,3 +188,29 @@ async def test_every_refused_command_is_a_line_with_its_table_and_no_token(start
     ]
     assert refused[1]["cmd"] == "c1"
     assert wrong not in server.log_path.read_text() and token not in server.log_path.read_text()
+
+
+async def test_a_private_table_is_logged_by_a_prefix_of_its_id(start_server: ServerFactory) -> None:
+    """A private table's id is its invitation, and it was in every line of its life (``table_created``,
+    ``seat_taken``, ``table_started``, ``table_over``, a refusal): whoever read the log could join or watch it.
+    Now its first six characters and "..." (its rematch's too); a public table's id is logged whole."""
+    server = start_server("--rate", "1000", "--burst", "1000")
+    async with Client(server.url) as c:
+        private = await c.create("ghost-at-home", 2, bots=1, bot_strategy="random", private=True)
+        public = await c.create("mansion", 2)
+        player = Player(c, private, (await c.join(private, "Ada")).seat, random.Random(1))
+        await c.start(private)
+        await play([player])
+        rematch = (await c.rematch(private)).rematch
+        with pytest.raises(ServerError):
+            await c.resume(rematch, "not-a-token")
+    assert len(private) == len(rematch) == 22 and len(public) == logs.PUBLIC_ID_CHARS
+    lines = server.log_lines()
+    named = [(line["event"], line["table"]) for line in lines if "table" in line]
+    veiled, again = private[:6] + "...", rematch[:6] + "..."
+    for event in ("table_created", "seat_taken", "table_started", "table_over"):
+        assert (event, veiled) in named
+    assert ("table_created", public) in named and ("command_rejected", again) in named
+    assert [line["rematch_of"] for line in lines if "rematch_of" in line] == [veiled]
+    text = server.log_path.read_text()
+    assert private not in text and rematch not in text
