@@ -29,6 +29,17 @@ PING_TIMEOUT = 1.0
 OVERDUE = 1.0  # seconds past its deadline a schedule entry counts as overdue (a poll every 0.25 s claims it)
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
+# KEYS: waiting, present.  ARGV: the oldest change not expired, the oldest change or presence not abandoned.  Counts
+# the tables where someone sits that changed before that and whose seated person was seen since (the list's test).
+_QUIET_SEEN = """
+local n = 0
+for _, table in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '(' .. ARGV[2])) do
+  local seen = redis.call('ZSCORE', KEYS[2], table)
+  if seen and tonumber(seen) >= tonumber(ARGV[2]) then n = n + 1 end
+end
+return n
+"""
+
 
 def resident_bytes() -> int | None:
     """This process's resident memory (Linux ``/proc``; None elsewhere)."""
@@ -51,6 +62,7 @@ class Watchdog:
         abandoned_after: float = ABANDONED,
     ) -> None:
         self.redis = client
+        self._quiet_seen = client.register_script(_QUIET_SEEN)
         self.abandoned_after = abandoned_after  # (``serve --abandoned-after``: such a table leaves the lobby's count)
         self.on_tick = on_tick  # told at each tick (``App.each_second``)
         self.keys = keys
@@ -106,9 +118,9 @@ class Watchdog:
     async def survey(self) -> None:
         """Set the store's figures (``hauntd_lobby_tables``, ``hauntd_playing_tables``, ``hauntd_scheduled_tables``,
         ``hauntd_deadlines_overdue`` and its ``_seconds``) for a scrape; NaN when the store does not answer within
-        ``PING_TIMEOUT``.  The lobby counts as the list does, but from the indexes alone: a table changed within
-        ``abandoned_after``, or older where a seated person was last seen (``waiting``) and not yet expired; not
-        the abandoned, which stay in the open index until a list drops them."""
+        ``PING_TIMEOUT``.  The lobby counts as the list does, from the indexes: a table changed within
+        ``abandoned_after``, or older and not yet expired where someone sits (``waiting``) and was seen within it
+        (``present``); not the abandoned, which stay in the indexes until a list drops them."""
         now = time.time()
         abandoned = now - self.abandoned_after
         m = self.metrics
@@ -116,7 +128,9 @@ class Watchdog:
             async with asyncio.timeout(PING_TIMEOUT):
                 async with self.redis.pipeline(transaction=False) as pipe:
                     pipe.zcount(self.keys.open, repr(abandoned), "+inf")
-                    pipe.zcount(self.keys.waiting, repr(now - LOBBY_TTL), f"({abandoned!r}")
+                    await self._quiet_seen(
+                        [self.keys.waiting, self.keys.present], [repr(now - LOBBY_TTL), repr(abandoned)], pipe
+                    )
                     pipe.zcard(self.keys.playing)
                     pipe.zcard(self.keys.due)
                     pipe.zcount(self.keys.due, "-inf", repr(now - OVERDUE))

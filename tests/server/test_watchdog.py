@@ -130,22 +130,24 @@ async def test_deadlines_decided_late_and_notices_between_processes_are_measured
 async def test_the_schedule_falling_behind_shows_in_the_survey(valkey_url: str) -> None:
     """The schedule of deadlines is one sorted set in the store: a scrape now reads how many of its deadlines
     passed unclaimed, and the oldest's age (every process's poll wedged, or none running), the lobby's size (not
-    the abandoned tables its index still holds: nobody sits, or nobody seated was seen) and the public games in
-    play."""
+    the abandoned tables its indexes still hold: nobody sits, or nobody seated was seen, which it counted until a
+    list swept them) and the public games in play."""
     client = aioredis.Redis.from_url(valkey_url)
     keys, metrics = Keys.named("watchdog-test"), Metrics()
     now = time.time()
     try:
         await client.zadd(keys.due, {"late": now - 30, "soon": now + 60})
-        await client.zadd(keys.open, {"open": now, "waited": now - 3600, "abandoned": now - 3600, "gone": now - 90_000})
-        await client.zadd(keys.waiting, {"waited": now - 3600, "gone": now - 90_000})
+        old = {"waited": now - 3600, "left": now - 3600}  # (someone sits at both; only one is still there)
+        await client.zadd(keys.open, {"open": now, **old, "abandoned": now - 3600, "gone": now - 90_000})
+        await client.zadd(keys.waiting, {**old, "gone": now - 90_000})
+        await client.zadd(keys.present, {"waited": now - 1, "left": now - 3000, "gone": now - 1})
         await client.zadd(keys.playing, {"a": now, "b": now - 60, "c": now - 120})
         await Watchdog(client, keys, metrics).survey()
         assert metrics.overdue._value.get() == 1 and metrics.scheduled._value.get() == 2
         assert 29 < metrics.overdue_age._value.get() < 40 and metrics.lobby._value.get() == 2
         assert metrics.playing._value.get() == 3
     finally:
-        await client.delete(keys.due, keys.open, keys.waiting, keys.playing)
+        await client.delete(keys.due, keys.open, keys.waiting, keys.present, keys.playing)
         await client.aclose()
 
 
