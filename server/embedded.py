@@ -5,9 +5,9 @@ nothing.  The Valkey process is tied to ours: on Linux it gets SIGTERM when we d
 a Valkey left over from an earlier run on the same directory is waited for before a new one starts.
 
 The store holds every hidden value (hands, decks, each table's secret and so its seed): it asks for a password
-drawn at each server start, and the data directory is the server's user's alone (when it owns it).  Open to every
-user of the machine, any of them read every hand in play, or rewrote a table, from its port or from its
-append-only file.  Its URL, with the password, is in ``valkey.url`` there (for ``hauntd verify``).
+drawn at each server start, and the data directory is the server's user's alone (one another user owns is
+refused).  Open to every user of the machine, any of them read every hand in play, or rewrote a table, from its
+port or from its append-only file.  Its URL, with the password, is in ``valkey.url`` there (for ``hauntd verify``).
 """
 
 from __future__ import annotations
@@ -97,8 +97,12 @@ class EmbeddedValkey:
         if self.data_dir.exists() and not self.data_dir.is_dir():
             raise EmbeddedValkeyError(f"{self.data_dir} is not a directory: give --data-dir a directory")
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(PermissionError):  # (another user's directory, writable by all, stays as it is)
-            self.data_dir.chmod(0o700)  # (one made before this rule was open to every user)
+        if self.data_dir.stat().st_uid != os.geteuid():  # (its owner would read valkey.url and the store's files)
+            raise EmbeddedValkeyError(
+                f"{self.data_dir} belongs to another user, who could read the store's password and every hidden value "
+                "in it: give --data-dir a directory of your own"
+            )
+        self.data_dir.chmod(0o700)  # (one made before this rule was open to every user)
         pidfile = self.data_dir / "valkey.pid"
         self._wait_for_previous(pidfile, timeout)
         self.port = self.port or _free_port(self.host)

@@ -1,6 +1,7 @@
 """The ``hauntd`` command line as a new user meets it: ``--help`` and a mistyped option."""
 
 import argparse
+import os
 import shlex
 import socket
 import subprocess
@@ -279,6 +280,24 @@ def test_a_data_dir_that_is_a_file_says_so(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "is not a directory: give --data-dir a directory" in done.stderr.splitlines()[-1]
+
+
+def test_a_data_dir_of_another_user_is_refused(tmp_path: Path) -> None:
+    """A ``--data-dir`` another user owns and all may write (``/tmp``, say) was taken as it was: the server wrote
+    ``valkey.url``, the store's password, readable by all, and the store's files went where that user reads them."""
+    if os.geteuid() == 0:
+        theirs = tmp_path / "theirs"
+        theirs.mkdir(mode=0o777)
+        theirs.chmod(0o1777)
+        os.chown(theirs, 65534, 65534)  # (nobody's)
+    else:
+        theirs = Path("/tmp")  # (root's)
+    command = [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--data-dir", str(theirs)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "belongs to another user" in done.stderr.splitlines()[-1]
+    if os.geteuid() == 0:
+        assert list(theirs.iterdir()) == []  # (nothing written there)
 
 
 def test_a_store_that_wants_a_password_says_where_it_goes(
