@@ -530,7 +530,7 @@ class _Turn:
             return max(here, away)
         if kind == "duel":
             cost = 0 if self.t.event == BOLD_CHALLENGE else 1
-            gain = duel_bid(self.t, action["target"], KIND_INDEX[action["card"]], challenger=True)[0]
+            gain = max(duel_values(self.t, action["target"], KIND_INDEX[action["card"]], challenger=True)[1])
             return gain + self.plan(pos, rotation, budget - cost, self.free_rotate, self.long_move)
         if kind == "discard_haunt":
             gain = self.t.discard_gain(action["value"])
@@ -538,11 +538,11 @@ class _Turn:
         return _NEVER
 
 
-def duel_bid(t: _Table, other: int, card: int, challenger: bool) -> tuple[float, int]:
-    """M17: the expected value of the best dial against a dial uniform over 0–3, and that dial.  The value is the
-    chance of holding the card after the reveal (a tie leaves it with its owner) times its stake, less the Haunt
-    cards the dial draws; the stake is what the card adds to (or keeps in) our collection plus, weighted, what it
-    takes from (or keeps from) the other seat.  A card taken in a duel has no effect."""
+def duel_values(t: _Table, other: int, card: int, challenger: bool) -> tuple[float, list[float]]:
+    """M17: the stake, and each dial's expected value against a dial uniform over 0–3.  The value is the chance of
+    holding the card after the reveal (a tie leaves it with its owner) times its stake, less the Haunt cards the
+    dial draws; the stake is what the card adds to (or keeps in) our collection plus, weighted, what it takes from
+    (or keeps from) the other seat.  A card taken in a duel has no effect."""
     if challenger:
         mine = t.card_gain(t.mine, card)
         theirs = _plus(t.collections[other], card, -1)
@@ -550,11 +550,47 @@ def duel_bid(t: _Table, other: int, card: int, challenger: bool) -> tuple[float,
         mine = t.card_gain(_plus(t.mine, card, -1), card)
         theirs = t.collections[other]
     stake = mine + t.weights[other] * (appraise(_plus(theirs, card), t.p)[0] - appraise(theirs, t.p)[0])
-    best = (_NEVER, 0)
-    for bid in range(4):
-        wins = bid if challenger else bid + 1
-        best = max(best, (wins / 4 * stake - t.draw_cost(bid), bid))
-    return best
+    return stake, [(bid if challenger else bid + 1) / 4 * stake - t.draw_cost(bid) for bid in range(4)]
+
+
+def duel_payoff(t: _Table, stake: float, challenger: bool) -> list[list[float]]:
+    """M17 as a zero-sum game: our gain for each pair of dials (ours, theirs) when the card is worth ``stake`` (to
+    hold, a tie leaving it with its owner) and each side pays for the Haunt cards its dial draws (the other's at
+    our own price: its values are hidden)."""
+    cost = [t.draw_cost(bid) for bid in range(4)]
+    return [
+        [stake * (mine > theirs if challenger else mine >= theirs) - cost[mine] + cost[theirs] for theirs in range(4)]
+        for mine in range(4)
+    ]
+
+
+def duel_dial(t: _Table, stake: float, challenger: bool, rng: random.Random) -> int:
+    """A dial drawn from the duel's equilibrium (``duel_payoff``).  The best dial against a uniform one was a
+    function of the view (the Haunt count is public, the values mostly guessable): an opponent running this
+    published strategy read it before setting its own (M17: hidden until both are set) and answered it.  An
+    equilibrium gives nothing away: knowing the mix, no answer does better against it."""
+    return rng.choices(range(4), equilibrium(duel_payoff(t, stake, challenger)))[0]
+
+
+def equilibrium(payoff: list[list[float]], rounds: int = 300) -> list[float]:
+    """The row player's strategy in the zero-sum game ``payoff`` (the row's gain), approximately: both players'
+    average play over ``rounds`` of multiplicative weights, which comes within ``O(sqrt(log n / rounds))`` of the
+    game's value."""
+    n, m = len(payoff), len(payoff[0])
+    span = max(max(row) for row in payoff) - min(min(row) for row in payoff) or 1.0
+    rate = math.sqrt(8 * math.log(max(n, m)) / rounds) / span
+    rows, cols = [0.0] * n, [0.0] * m  # (log-weights)
+    average = [0.0] * n
+    for _ in range(rounds):
+        top_r, top_c = max(rows), max(cols)
+        p = [math.exp(w - top_r) for w in rows]
+        q = [math.exp(w - top_c) for w in cols]
+        sp, sq = sum(p), sum(q)
+        p, q = [x / sp for x in p], [x / sq for x in q]
+        average = [a + x for a, x in zip(average, p, strict=True)]
+        rows = [w + rate * sum(g * y for g, y in zip(payoff[i], q, strict=True)) for i, w in enumerate(rows)]
+        cols = [w - rate * sum(payoff[i][j] * p[i] for i in range(n)) for j, w in enumerate(cols)]
+    return [a / rounds for a in average]
 
 
 class GreedyMansion:
@@ -573,8 +609,8 @@ class GreedyMansion:
             duel = t.view["duel"]
             challenger = duel["challenger"] == t.seat
             other = duel["defender"] if challenger else duel["challenger"]
-            bid = duel_bid(t, other, KIND_INDEX[duel["card"]], challenger)[1]
-            return _pick(legal, "bid", bid)
+            stake = duel_values(t, other, KIND_INDEX[duel["card"]], challenger)[0]
+            return _pick(legal, "bid", duel_dial(t, stake, challenger, rng))
         if prompt in ("event_direction", "tea_party"):
             steps = t.view["tea_steps"] if prompt == "tea_party" else EVENTS[t.event].steps
             direction = t.best_direction(steps, t.view["seat_rooms"][t.seat])[1]

@@ -3,16 +3,18 @@ cheap per decision, and sensible where the rules give it a clear best move (M6, 
 
 import random
 import time
+from collections import Counter
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clients.bots import get_strategy, strategies
 from clients.bots.arena import play_match
 from clients.bots.base import Decision, RandomStrategy
-from clients.bots.mansion import GreedyMansion, appraise, ghost_draws
+from clients.bots.mansion import GreedyMansion, _Table, appraise, duel_payoff, duel_values, equilibrium, ghost_draws
 from engine.mansion import GAME
 from engine.mansion.actions import Collect, Duel, EndTurn
 from engine.mansion.cards import KIND_ICON, KIND_INDEX, KINDS, NO_ICON, ROOM_COUNT, SEANCE
@@ -217,6 +219,35 @@ def test_m17_defends_a_card_worth_much_and_lets_a_cheap_one_go() -> None:
 
     assert defence("painting") == {"type": "dial", "bid": 3}  # 12 points hang on it
     assert defence("groom") == {"type": "dial", "bid": 0}  # 1 point is not worth a Haunt card
+
+
+def test_m17_a_dial_read_from_the_view_gives_nothing_away() -> None:
+    """The dial was the best one against a uniform dial, a function of the view: a red-team player running this
+    strategy on it read seat 0's dial in 69 duels of 81 and answered it.  Now a draw from the duel's equilibrium,
+    which whoever knows it cannot exploit: read as a mix, it still gets more than the read dial did."""
+    s = turn_table(seats=2, event="restless_spirits", seat=1)
+    give(s, 0, "painting", "painting", "dancing", "groom", "musician", "ballroom")
+    haunt(s, 0, 1)
+    haunt(s, 1, 2, 3)
+    play(s, 1, Duel(0, "dancing"))  # worth 5 points to seat 0, and a dial draws as many Haunt cards (M17)
+    d = decision(s, 0)
+    t = _Table(d)
+    stake, values = duel_values(t, 1, KIND_INDEX["dancing"], challenger=False)
+    payoff = duel_payoff(t, stake, challenger=False)
+    read = min(payoff[values.index(max(values))])  # the other seat's best answer to the dial it read
+    mix = equilibrium(payoff)
+    assert (
+        max(mix) < 0.6 and min(sum(p * row[j] for p, row in zip(mix, payoff, strict=True)) for j in range(4)) > read + 1
+    )
+    bids = Counter(GreedyMansion().choose(d, random.Random(i))["bid"] for i in range(400))
+    assert all(abs(bids[bid] / 400 - p) < 0.08 for bid, p in enumerate(mix)), (bids, mix)
+
+
+def test_equilibrium_plays_the_zero_sum_games_it_knows() -> None:
+    pennies = equilibrium([[1, -1], [-1, 1]])
+    assert all(abs(p - 0.5) < 0.02 for p in pennies)
+    assert equilibrium([[0, 2], [3, 1]])[0] == pytest.approx(0.5, abs=0.05)  # (each row then gets 1.5)
+    assert equilibrium([[1, 2], [0, 1]])[0] > 0.9  # a row that is better whatever the answer
 
 
 def test_m6_tea_party_sends_the_ghosts_away_from_itself() -> None:
