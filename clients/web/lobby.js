@@ -225,8 +225,18 @@ function heldPanel(state, handlers) {
   );
 }
 
+let typedId = ""; // the id typed in, kept across the lobby's redraws (each replaces the input)
+
 function byIdPanel(handlers) {
-  const input = h("input", { type: "text", name: "table", placeholder: t("lobby.table_id"), pattern: "[A-Za-z0-9_-]+", maxlength: "32" });
+  const input = h("input", {
+    type: "text",
+    name: "table",
+    placeholder: t("lobby.table_id"),
+    pattern: "[A-Za-z0-9_-]+",
+    maxlength: "32",
+    value: typedId,
+    oninput: (e) => (typedId = e.target.value),
+  });
   const id = () => input.value.trim();
   return h(
     "section",
