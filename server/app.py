@@ -93,13 +93,7 @@ class App:
         )
         self.autoplay = Autoplay(self.store, self.redis, self.service)
         self.presence = Presence(self.fanout, self.store)
-        self.watchdog = Watchdog(
-            self.redis,
-            self.store.keys,
-            self.metrics,
-            on_tick=self.each_second,
-            abandoned_after=settings.abandoned_after,
-        )
+        self.watchdog = Watchdog(self.store, self.metrics, on_tick=self.each_second)
         self.quiet = QuietCloses()
         self.guard = Guard(
             self.metrics,

@@ -549,6 +549,18 @@ end
 return 1
 """
 
+# KEYS: waiting, present.  ARGV: the oldest change not expired, the oldest change or presence not abandoned.  Counts
+# the tables where someone sits that changed before that and whose seated person was seen since: ``read_open_tables``'
+# test, as ``count_lobby`` needs it without reading each record.
+_QUIET_SEEN = """
+local n = 0
+for _, table in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '(' .. ARGV[2])) do
+  local seen = redis.call('ZSCORE', KEYS[2], table)
+  if seen and tonumber(seen) >= tonumber(ARGV[2]) then n = n + 1 end
+end
+return n
+"""
+
 # KEYS: records.  Returns each one's seq, meta and format (nil: none), as one reply: a lobby read is a page of 200
 # records, and redis-py's reply to each of 200 HMGETs of a pipeline cost the server 20 µs of its core to parse.
 _RECORDS = """
@@ -644,6 +656,7 @@ class Store:
         self._records = client.register_script(_RECORDS)
         self._say = client.register_script(_SAY)
         self._present = client.register_script(_PRESENT)
+        self._quiet_seen = client.register_script(_QUIET_SEEN)
         self.on_due: Callable[[float], None] | None = None  # told each deadline this process commits
         self.on_failure: Callable[[str, str], None] | None = None  # told each failure: its event and kind
         self.on_commit: Callable[[float], None] | None = None  # told each round trip of commits: its seconds
@@ -937,6 +950,19 @@ class Store:
         found = [row for row in found if row[0] not in away]
         found.sort(key=lambda row: not row[2].waiting)  # (the record, not the hint, says who waits; stable)
         return found[:limit]
+
+    async def count_lobby(self, now: float) -> int:
+        """The lobby's size as ``read_open_tables`` would list it, from the indexes alone (``hauntd_lobby_tables``):
+        the tables changed within ``abandoned_after``, and the older not yet expired where someone sits and was
+        seen within it; not the abandoned, which stay in the indexes until a list drops them."""
+        abandoned = now - self.abandoned_after
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zcount(self.keys.open, repr(abandoned), "+inf")
+            await self._quiet_seen(
+                [self.keys.waiting, self.keys.present], [repr(now - LOBBY_TTL), repr(abandoned)], pipe
+            )
+            recent, waiting = await pipe.execute()
+        return int(recent) + int(waiting)
 
     async def read_playing_tables(self, limit: int = PLAYING_LISTED, game: str | None = None) -> list[Playing]:
         """Public tables in play, of ``game`` (None: of every game), the latest started first.  Drops stale index

@@ -15,11 +15,10 @@ import os
 import time
 from collections.abc import Callable
 
-import redis.asyncio as aioredis
 import structlog
 
 from server.metrics import Metrics
-from server.store import ABANDONED, LOBBY_TTL, Keys
+from server.store import Store
 from server.tasks import cancel
 
 log = structlog.get_logger("hauntd.watchdog")
@@ -28,17 +27,6 @@ BLOCKED = 0.5  # seconds late a tick must be to log ``event_loop_blocked``
 PING_TIMEOUT = 1.0
 OVERDUE = 1.0  # seconds past its deadline a schedule entry counts as overdue (a poll every 0.25 s claims it)
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-# KEYS: waiting, present.  ARGV: the oldest change not expired, the oldest change or presence not abandoned.  Counts
-# the tables where someone sits that changed before that and whose seated person was seen since (the list's test).
-_QUIET_SEEN = """
-local n = 0
-for _, table in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '(' .. ARGV[2])) do
-  local seen = redis.call('ZSCORE', KEYS[2], table)
-  if seen and tonumber(seen) >= tonumber(ARGV[2]) then n = n + 1 end
-end
-return n
-"""
 
 
 def resident_bytes() -> int | None:
@@ -53,19 +41,16 @@ def resident_bytes() -> int | None:
 class Watchdog:
     def __init__(
         self,
-        client: aioredis.Redis,
-        keys: Keys,
+        store: Store,
         metrics: Metrics,
         *,
         every: float = 1.0,
         on_tick: Callable[[], None] = lambda: None,
-        abandoned_after: float = ABANDONED,
     ) -> None:
-        self.redis = client
-        self._quiet_seen = client.register_script(_QUIET_SEEN)
-        self.abandoned_after = abandoned_after  # (``serve --abandoned-after``: such a table leaves the lobby's count)
+        self.store = store
+        self.redis = store.redis
         self.on_tick = on_tick  # told at each tick (``App.each_second``)
-        self.keys = keys
+        self.keys = store.keys
         self.metrics = metrics
         self.every = every
         self._down_since: float | None = None
@@ -118,31 +103,25 @@ class Watchdog:
     async def survey(self) -> None:
         """Set the store's figures (``hauntd_lobby_tables``, ``hauntd_playing_tables``, ``hauntd_scheduled_tables``,
         ``hauntd_deadlines_overdue`` and its ``_seconds``) for a scrape; NaN when the store does not answer within
-        ``PING_TIMEOUT``.  The lobby counts as the list does, from the indexes: a table changed within
-        ``abandoned_after``, or older and not yet expired where someone sits (``waiting``) and was seen within it
-        (``present``); not the abandoned, which stay in the indexes until a list drops them."""
+        ``PING_TIMEOUT``.  The lobby counts as the list does (``Store.count_lobby``)."""
         now = time.time()
-        abandoned = now - self.abandoned_after
         m = self.metrics
         try:
             async with asyncio.timeout(PING_TIMEOUT):
+                lobby = await self.store.count_lobby(now)
                 async with self.redis.pipeline(transaction=False) as pipe:
-                    pipe.zcount(self.keys.open, repr(abandoned), "+inf")
-                    await self._quiet_seen(
-                        [self.keys.waiting, self.keys.present], [repr(now - LOBBY_TTL), repr(abandoned)], pipe
-                    )
                     pipe.zcard(self.keys.playing)
                     pipe.zcard(self.keys.due)
                     pipe.zcount(self.keys.due, "-inf", repr(now - OVERDUE))
                     pipe.zrange(self.keys.due, 0, 0, withscores=True)
-                    recent, waiting, playing, scheduled, overdue, first = await pipe.execute()
+                    playing, scheduled, overdue, first = await pipe.execute()
         except asyncio.CancelledError:
             raise
         except Exception:
             for gauge in (m.lobby, m.playing, m.scheduled, m.overdue, m.overdue_age):
                 gauge.set(float("nan"))
             return
-        m.lobby.set(recent + waiting)
+        m.lobby.set(lobby)
         m.playing.set(playing)
         m.scheduled.set(scheduled)
         m.overdue.set(overdue)

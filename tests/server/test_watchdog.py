@@ -17,7 +17,7 @@ from clients.sdk import Client
 from server.embedded import EmbeddedValkey
 from server.launch import ServerProcess
 from server.metrics import Metrics
-from server.store import Keys
+from server.store import Keys, Store
 from server.watchdog import Watchdog
 from tests.server.conftest import ServerFactory
 from tests.server.test_http import get
@@ -142,7 +142,7 @@ async def test_the_schedule_falling_behind_shows_in_the_survey(valkey_url: str) 
         await client.zadd(keys.waiting, {**old, "gone": now - 90_000})
         await client.zadd(keys.present, {"waited": now - 1, "left": now - 3000, "gone": now - 1})
         await client.zadd(keys.playing, {"a": now, "b": now - 60, "c": now - 120})
-        await Watchdog(client, keys, metrics).survey()
+        await Watchdog(Store(client, keys), metrics).survey()
         assert metrics.overdue._value.get() == 1 and metrics.scheduled._value.get() == 2
         assert 29 < metrics.overdue_age._value.get() < 40 and metrics.lobby._value.get() == 2
         assert metrics.playing._value.get() == 3
