@@ -10,8 +10,8 @@ import sys
 import structlog
 from structlog.typing import EventDict, WrappedLogger
 
-PUBLIC_ID_CHARS = 8
-"""A public table id's length (``service.new_table_id``: 6 random bytes); a private one's is 22."""
+from server.ids import PUBLIC_ID_CHARS
+
 INVITATION_SHOWN = 6
 """Characters of a longer table id that a log line keeps."""
 

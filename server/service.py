@@ -29,6 +29,7 @@ from protocol.errors import Code, ProtocolError
 from protocol.messages import Act, Create, Join, TableInfo
 from server.bots import bot_action, check_strategy
 from server.hub import Hub, Live
+from server.ids import new_table_id
 from server.metrics import Metrics
 from server.store import Batch, Conflict, Crowded, Missing, Record, Rematch, Source, Store, TableMeta, encode
 
@@ -83,14 +84,6 @@ class _Timed(Exception):
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def new_table_id(private: bool) -> str:
-    """A new table's id: a private table's is its only key, so as unguessable as a seat token (128 bits).  It never
-    starts with "-", which a command line reads as an option (`hauntd verify ID`, `hauntd bot --table ID`)."""
-    while (table := secrets.token_urlsafe(16 if private else 6)).startswith("-"):
-        pass
-    return table
 
 
 def seat_holding(meta: TableMeta, digest: str) -> int | None:

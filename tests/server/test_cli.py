@@ -15,8 +15,8 @@ import redis.exceptions
 from clients import chaos, fuzz, loadtest
 from server import bench, latency, verify
 from server.cli import EXAMPLES, build_parser, main
+from server.ids import new_table_id
 from server.launch import ROOT, ServerProcess
-from server.service import new_table_id
 
 
 def closed_port() -> int:
