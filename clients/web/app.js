@@ -27,6 +27,7 @@ const state = {
   renderer: null,
   acts: 0, // actions sent (the browser test waits on it)
   chatDraft: "", // the chat line being written
+  typedId: "", // the id typed in the lobby's by-id box (kept across the lobby's redraws, each replacing the input)
 };
 
 // -- seat tokens: this tab's survive a reload (sessionStorage); the browser keeps them too (localStorage), so that
@@ -416,6 +417,9 @@ const lobbyHandlers = {
   name(value) {
     state.name = value;
     localStorage.setItem("hauntd.name", value);
+  },
+  typedId(value) {
+    state.typedId = value;
   },
   form(changes) {
     Object.assign(state.form, changes);

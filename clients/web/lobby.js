@@ -225,17 +225,15 @@ function heldPanel(state, handlers) {
   );
 }
 
-let typedId = ""; // the id typed in, kept across the lobby's redraws (each replaces the input)
-
-function byIdPanel(handlers) {
+function byIdPanel(state, handlers) {
   const input = h("input", {
     type: "text",
     name: "table",
     placeholder: t("lobby.table_id"),
     pattern: "[A-Za-z0-9_-]+",
     maxlength: "32",
-    value: typedId,
-    oninput: (e) => (typedId = e.target.value),
+    value: state.typedId,
+    oninput: (e) => handlers.typedId(e.target.value),
   });
   const id = () => input.value.trim();
   return h(
@@ -275,6 +273,6 @@ export function renderLobby(state, handlers) {
       ),
     ),
     state.error ? h("p", { class: "banner error", id: "lobby-error" }, state.error()) : null,
-    h("div", { class: "lobby-grid" }, createForm(state, handlers), h("div", { class: "stack" }, heldPanel(state, handlers), tablesPanel(state, handlers), playingPanel(state, handlers), byIdPanel(handlers))),
+    h("div", { class: "lobby-grid" }, createForm(state, handlers), h("div", { class: "stack" }, heldPanel(state, handlers), tablesPanel(state, handlers), playingPanel(state, handlers), byIdPanel(state, handlers))),
   );
 }

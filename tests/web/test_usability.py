@@ -142,6 +142,18 @@ async def test_an_unknown_table_id_leads_back_to_the_lobby_with_words(page: Any)
     assert set(tables["en"]) == set(tables["fr"])
 
 
+async def test_an_id_typed_in_survives_the_lobbys_redraws(page: Any) -> None:
+    """The lobby redraws whole (a list refreshed every 5 s, a language switched): each redraw replaced the by-id box
+    empty, so an id typed just before one was lost and Watch did nothing (a CI run timed out on it)."""
+    await page.fill(".by-id input", "nosuchtable")
+    await page.click("button:text('Refresh')")
+    await page.select_option("#lang", "fr")
+    assert await page.input_value(".by-id input") == "nosuchtable"
+    await page.click(".by-id button:text('Regarder')")
+    await page.wait_for_selector("#lobby-error:has-text('introuvable')", timeout=5000)
+    assert await page.input_value(".by-id input") == "nosuchtable"  # (as a browser's own form keeps it)
+
+
 async def test_a_mangled_table_link_is_said_so(page: Any) -> None:
     """A table's link whose id cannot be one (cut short, a space or a stray character on its way) opened the lobby
     without a word, the bad link left in the address bar: it says that table was not found, like a mistyped id."""
