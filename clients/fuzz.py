@@ -55,7 +55,7 @@ GAME = get_game("mansion")
 SEATS = 3
 PLAYED_OUT = 400  # legal moves played at most to end a table (a game of the fuzzer's takes some 85)
 NUDGE_AFTER = 1.0  # the spawned server's --nudge-after: a table of the fuzzer's often stands still so long
-MAX_FRAME = 64 * 1024  # the server's default --max-frame-bytes: oversized frames go past it
+MAX_FRAME = 64 * 1024  # the server's default --max-frame-bytes, until its ``welcome.limits`` say
 WARM_UP = 60.0  # seconds of fuzzing a fresh server's RSS takes to level off (some 50 here, at 1,100 frames/s)
 
 
@@ -224,6 +224,7 @@ class Worker:
         self.finished: list[Table] = []  # the last tables played to their end: a rematch is theirs to ask for
         self.rematches: dict[str, str] = {}  # a finished table's rematch, as first answered
         self.nudge_after: float | None = None  # the server's (``welcome.limits``): None, it takes no nudge
+        self.max_frame = MAX_FRAME  # the server's (``welcome.limits``): oversized frames go past it
         self.accepted: list[dict[str, Any]] = []  # acts the server accepted: replayed later
         self.used: set[tuple[str, str, str]] = set()  # (table, token, cmd) of every act accepted: applied once
         self._refs = 0
@@ -233,7 +234,8 @@ class Worker:
         ws = await connect(self.url, max_size=None, compression=None, open_timeout=10)
         if hello:
             await ws.send(json.dumps({"type": "hello", "version": 1, "client": "hauntd-fuzz"}))
-            self.nudge_after = json.loads(await ws.recv()).get("limits", {}).get("nudge_after")
+            limits = json.loads(await ws.recv()).get("limits", {})
+            self.nudge_after, self.max_frame = limits.get("nudge_after"), limits.get("max_frame_bytes", MAX_FRAME)
         self.ws = ws
         return ws
 
@@ -348,7 +350,7 @@ class Worker:
                         f"finished table {table.id} changed after {str(frame.payload)[:200]!r}"
                     )
                     continue
-                self._check_change(table, before[table.id], frame, replies, sent, after.get(table.id))
+                self._check_change(table, before[table.id], frame, replies, after.get(table.id))
                 table.changed = sent
             status = after.get(table.id, (None, None, None))[1]
             if table in self.tables and status is not None and msgspec.msgpack.decode(status).get("status") == "over":
@@ -367,7 +369,6 @@ class Worker:
         before: tuple[Any, ...],
         frame: Frame,
         replies: list[dict[str, Any]],
-        sent: float = 0.0,
         after: tuple[Any, ...] | None = None,
     ) -> None:
         """A stored table changed (from ``before`` to ``after``): only an accepted action, legal for its token's
@@ -467,7 +468,7 @@ class Worker:
         if kind < 0.12:
             return Frame("".join(rng.choice(string.printable) for _ in range(rng.randint(0, 200))))
         if kind < 0.15:  # oversized: past the frame limit, sometimes past what the transport takes at all
-            size = rng.choice([MAX_FRAME + 1, 2 * MAX_FRAME, 5 * MAX_FRAME])
+            size = rng.choice([self.max_frame + 1, 2 * self.max_frame, 5 * self.max_frame])
             return Frame(json.dumps({"type": "ping", "ref": "x" * size}))
         if kind < 0.22 and self.accepted:  # a replayed command id: same or other action
             replay = dict(rng.choice(self.accepted))

@@ -107,10 +107,9 @@ class LeakChecker:
         self.seat = seat
         self.options = options or {}
         self._view, self._event = CHECKS[game]
-        self.found: list[str] = []
 
     def check(self, msg: ServerMsg) -> list[str]:
-        """The leaks in ``msg`` (also added to ``found``); views and events of other messages hold none."""
+        """The leaks in ``msg``; views and events of other messages hold none."""
         leaks: list[str] = []
         if isinstance(msg, Events):
             for event in msg.events:
@@ -120,6 +119,4 @@ class LeakChecker:
                 leaks += self._view(msg.view, self.seat, self.options)
             if msg.legal and (self.seat is None or all(p.seat != self.seat for p in msg.prompts or [])):
                 leaks.append("legal actions for a seat that owes no decision (another seat's options)")
-        if leaks:
-            self.found += leaks
         return leaks

@@ -48,7 +48,7 @@ class ActionStruct(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Prompt(msgspec.Struct, frozen=True):
-    """A decision one seat owes now: ``kind`` is game-defined (``turn``, ``duel_bid``, ``cat_defence`` …)."""
+    """A decision one seat owes now: ``kind`` is game-defined (``turn``, ``dial``, ``cat_defence`` …)."""
 
     kind: str
     note: str = ""

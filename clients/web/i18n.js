@@ -4,7 +4,7 @@ import en from "./i18n/en.js";
 import fr from "./i18n/fr.js";
 
 export const TABLES = { en, fr };
-export const LANGUAGES = Object.keys(TABLES);
+const LANGUAGES = Object.keys(TABLES);
 
 let current = "en";
 

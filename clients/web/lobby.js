@@ -7,7 +7,7 @@ const STRATEGIES = ["greedy", "random"];
 
 /** Each game's table options offered at creation (sent as ``create.options`` when set): a checkbox for a
  * boolean, a number field for a number (empty: the game's default). */
-export const GAME_OPTIONS = {
+const GAME_OPTIONS = {
   spook: [{ name: "open_hands", type: "checkbox" }],
   "ghost-at-home": [{ name: "max_rounds", type: "number", min: 1, max: 1000, placeholder: "100" }],
 };

@@ -2,7 +2,7 @@
 // updates handed to ``onUpdate``, and a reconnect with backoff (``onReconnect`` then resumes what was open).
 // Also the one plain HTTP request the page makes: a game's catalog.
 
-export const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 1;
 
 /** Message types that are table updates (or news of a table: its rematch, its chat), whatever their ``ref``. */
 const UPDATES = new Set(["events", "snapshot", "game_over", "rematched", "said", "chat"]);
@@ -12,7 +12,7 @@ const PROBE_MS = 4000;
  * against the rate). */
 export const REFOLLOWED = 5;
 
-export class ServerError extends Error {
+class ServerError extends Error {
   constructor(code, message) {
     super(`${code}: ${message}`);
     this.code = code;

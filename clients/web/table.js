@@ -5,7 +5,7 @@ import { h, choice } from "./dom.js";
 import generic from "./games/generic.js";
 import { TABLES, gameTitle, t } from "./i18n.js";
 
-export const SEAT_COLOURS = ["#e0524d", "#3b82d6", "#e9b52c", "#8f5bd9", "#3ea86f", "#9aa3ad"];
+const SEAT_COLOURS = ["#e0524d", "#3b82d6", "#e9b52c", "#8f5bd9", "#3ea86f", "#9aa3ad"];
 const INKS = ["#ffffff", "#1b1326"];
 
 /** The relative luminance of a ``#rrggbb`` colour (WCAG 2). */
@@ -22,7 +22,7 @@ function inkOn(colour) {
 }
 
 /** A seat's colour and the ink of its number on it. */
-export function seatColours(seat) {
+function seatColours(seat) {
   const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
   return { colour, ink: inkOn(colour) };
 }
@@ -71,7 +71,7 @@ function shownNames(seats) {
   );
 }
 
-export function makeContext(table, catalog, handlers = {}) {
+function makeContext(table, catalog, handlers = {}) {
   const names = shownNames(table.seats);
   const name = (seat) => names[seat] ?? t("table.seat_n", { n: seat + 1 });
   return {

@@ -12,7 +12,7 @@ const REFRESH_GAP_MS = 80; // at most ~12 snapshot requests a second, well under
 
 /** ``prompts`` with ``due``: each deadline on this page's monotonic clock (``performance.now()`` ms), counted from
  * the server's ``time`` beside it as the message arrives, so a computer clock minutes off shows the right countdown. */
-export function withDue(prompts, serverTime) {
+function withDue(prompts, serverTime) {
   const arrived = performance.now();
   const now = serverTime ?? Date.now() / 1000; // (a server that sends no time: the computer's clock)
   return prompts.map((p) => (p.deadline == null ? p : { ...p, due: arrived + (p.deadline - now) * 1000 }));

@@ -118,7 +118,6 @@ def test_every_planted_secret_is_caught(name: str) -> None:
         assert len(checker.check(planted)) == 1, planted
         if planted.view is not None:  # the same view in a snapshot is the same leak
             assert len(checker.check(snapshot(planted.view))) == 1
-        assert len(checker.found) == 1 + (planted.view is not None)
 
 
 def test_secrets_are_allowed_where_the_rules_show_them() -> None:
