@@ -3,7 +3,8 @@
 ``greedy`` races to a fully explored house and guards it: it builds whenever it can, lights and cats the floor
 ghosts would hit, always answers a ghost that would haunt it and always tries to stop an escape, aims its own
 ghosts and lightning at the most explored opponent, and cycles cards it cannot use soon.  It reads only the
-decision's JSON (view, prompt, legal actions) plus the rulebook's static card data.
+decision's JSON (view, prompt, legal actions) plus the rulebook's static card data, and asks the engine's own
+questions about a house (G3–G5) of the view's houses.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import random
 from itertools import combinations
 from typing import Any
+
+import msgspec
 
 from clients.bots.base import Decision
 from engine.ghost_at_home.cards import (
@@ -29,44 +32,15 @@ from engine.ghost_at_home.cards import (
     ROOM,
     SPACE_TIME_HOLE,
 )
+from engine.ghost_at_home.house import floor_of, open_floor, room_count, top_floor
+from engine.ghost_at_home.state import Floor, House
 
 Json = dict[str, Any]
-Floors = list[Json]
 
 
-# -- reading a house (JSON, floors[0] is floor 1) ------------------------------------------------------------
-def _explored(floor: Json) -> bool:
-    rooms = floor["rooms"]
-    return rooms[0] is not None or rooms[1] is not None
-
-
-def _full(floor: Json) -> bool:
-    return None not in floor["rooms"]
-
-
-def _top(floors: Floors) -> int:
-    """G5: the highest floor holding a room card (1–3), 0 when none."""
-    for number in range(FLOORS, 0, -1):
-        if _explored(floors[number - 1]):
-            return number
-    return 0
-
-
-def _open(floors: Floors) -> int:
-    """G4: the floor room cards go on now, 0 when the house is full."""
-    for number, floor in enumerate(floors, 1):
-        if not _full(floor):
-            return number
-    return 0
-
-
-def _rooms(floors: Floors) -> int:
-    return sum(r is not None for f in floors for r in f["rooms"])
-
-
-def _exposed(floor: Json) -> bool:
+def _exposed(floor: Floor) -> bool:
     """A ghost landing here would haunt it: no cat, and dark or already holding a ghost (G5)."""
-    return floor["cat"] is None and (not floor["lit"] or bool(floor["ghosts"]))
+    return floor.cat is None and (not floor.lit or bool(floor.ghosts))
 
 
 class _Table:
@@ -76,29 +50,29 @@ class _Table:
         view = decision.view
         self.me = decision.seat
         self.view = view
-        self.houses: list[Floors] = [p["house"]["floors"] for p in view["players"]]
+        self.houses = [msgspec.convert(p["house"], House) for p in view["players"]]
         self.hand: list[int] = view["players"][self.me]["hand"] or []
         self.mine = self.houses[self.me]
         self.seats = view["seats"]
 
     def threat(self, seat: int) -> float:
         """How close ``seat`` is to escaping: its rooms, more for higher floors and lit or guarded tops."""
-        floors = self.houses[seat]
-        score = float(_rooms(floors))
-        top = _top(floors)
+        house = self.houses[seat]
+        score = float(room_count(house))
+        top = top_floor(house)
         if top:
-            floor = floors[top - 1]
-            score += 0.5 * top + 0.3 * floor["lit"] + 0.3 * (floor["cat"] is not None)
+            floor = floor_of(house, top)
+            score += 0.5 * top + 0.3 * floor.lit + 0.3 * (floor.cat is not None)
         return score
 
     def damage(self, seat: int, number: int, extra_ghost: bool = False) -> float:
         """What a ghost landing on ``seat``'s floor ``number`` costs them (G5); ``extra_ghost``: it lands even on
         a lit floor (a space-time hole cannot be answered, and a ghost may be there already)."""
-        floor = self.houses[seat][number - 1]
-        if floor["cat"] is not None:
+        floor = floor_of(self.houses[seat], number)
+        if floor.cat is not None:
             return 0.3
-        rooms = sum(r is not None for r in floor["rooms"])
-        if floor["lit"] and not floor["ghosts"] and not extra_ghost:
+        rooms = sum(r is not None for r in floor.rooms)
+        if floor.lit and not floor.ghosts and not extra_ghost:
             return 0.4 * rooms
         return rooms * (1 + 0.5 * number)
 
@@ -128,16 +102,15 @@ def _keep_value(table: _Table, card: int) -> float:
     kind = KIND[card]
     if kind != ROOM:
         return KEEP[kind]
-    gap = FLOOR[card] - _open(table.mine)
+    gap = FLOOR[card] - open_floor(table.mine)
     return ROOM_KEEP[gap] if 0 <= gap < len(ROOM_KEEP) else 0.0
 
 
 def _want_lit(table: _Table) -> int:
     """The floor of mine most worth lighting now, 0 if none: my top floor, else the open floor above it."""
-    floors = table.mine
-    top = _top(floors)
-    for number in (top, _open(floors)):
-        if number and not floors[number - 1]["lit"]:
+    mine = table.mine
+    for number in (top_floor(mine), open_floor(mine)):
+        if number and not floor_of(mine, number).lit:
             return number
     return 0
 
@@ -168,7 +141,7 @@ class GreedyGhostAtHome:
         """G5/G11: spend a cat on every ghost, except a lone one on a lit floor 3 during an escape: it stays
         harmlessly and the cat waits for a second ghost, which would haunt."""
         attack = table.view["attack"]
-        floor = table.mine[attack["floor"] - 1]
+        floor = floor_of(table.mine, attack["floor"])
         if _exposed(floor) or table.view["escape"] is None:
             return next((act for act in legal if act["type"] == "defend"), legal[-1])
         return next(act for act in legal if act["type"] == "decline")
@@ -193,9 +166,9 @@ class GreedyGhostAtHome:
         if "pass" in by_type:
             return by_type["pass"][0]
         mine = table.mine
-        top = _top(mine)
+        top = top_floor(mine)
         # A ghost sitting on my exposed top floor: get rid of it before a second one or lightning haunts it.
-        if top and mine[top - 1]["ghosts"]:
+        if top and floor_of(mine, top).ghosts:
             fix = self._unhaunt(table, by_type, top)
             if fix is not None:
                 return fix
@@ -222,7 +195,7 @@ class GreedyGhostAtHome:
                 return act
         moves = [a for a in by_type.get("space_time_hole", []) if (a["source"], a["source_floor"]) == (table.me, top)]
         if moves:
-            return max(moves, key=lambda a: table.damage(a["target"], _top(table.houses[a["target"]]), True))
+            return max(moves, key=lambda a: table.damage(a["target"], top_floor(table.houses[a["target"]]), True))
         return None
 
     def _options(self, table: _Table, by_type: dict[str, list[Json]]) -> list[tuple[float, Json]]:
@@ -230,15 +203,15 @@ class GreedyGhostAtHome:
         found: list[tuple[float, Json]] = []
         for act in by_type.get("play_ghost", []):
             target = act["target"]
-            found.append((table.damage(target, _top(table.houses[target])) * table.threat(target) / 6, act))
+            found.append((table.damage(target, top_floor(table.houses[target])) * table.threat(target) / 6, act))
         for act in by_type.get("lightning", []):
             target = act["target"]
-            floor = table.houses[target][_top(table.houses[target]) - 1]
-            value = 3.0 if floor["ghosts"] else 0.5
+            house = table.houses[target]
+            value = 3.0 if floor_of(house, top_floor(house)).ghosts else 0.5
             found.append((value * table.threat(target) / 6, act))
         for act in by_type.get("space_time_hole", []):
             target = act["target"]
-            value = table.damage(target, _top(table.houses[target]), True) * table.threat(target) / 6
+            value = table.damage(target, top_floor(table.houses[target]), True) * table.threat(target) / 6
             source = act["source"]
             if source != table.me:
                 value -= 0.5 * table.threat(source) / 6
@@ -250,8 +223,8 @@ class GreedyGhostAtHome:
                     found.append((1.0, act))
             if "light_card" in by_type:
                 found.append((0.8, self._light_step(table, by_type["light_card"])))
-        top = _top(table.mine)
-        if top and table.mine[top - 1]["cat"] is None:
+        top = top_floor(table.mine)
+        if top and floor_of(table.mine, top).cat is None:
             # A cat guarding the floor ghosts hit: from hand only once the top floor is floor 3 (a cat in hand
             # guards any floor); a cat idle on a lower floor, or an opponent's, whenever it can get there.
             for act in by_type.get("play_cat", []):
