@@ -24,7 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from clients.bots.base import Decision
-from engine.spook.board import FOYER, LOCATIONS, NEIGHBOURS, ROOM_INDEX, ROOMS, STAIRCASE, WING_OF, WINGS
+from engine.spook.board import (
+    FOYER,
+    LOCATIONS,
+    NEIGHBOURS,
+    ROOM_INDEX,
+    ROOMS,
+    STAIRCASE,
+    WING_OF,
+    WINGS,
+    first_free,
+    ghosts_at,
+    wing_ghosts,
+)
 from engine.spook.cards import BLACK, HUNTS_WITH, KINGS, QUEEN, RED, RED_QUEENS, SUIT, TRAPS, VALUE
 
 Action = dict[str, Any]
@@ -145,11 +157,7 @@ class Board:
         return Board(list(self.rooms), list(self.staircase), list(self.traps), self.omen)
 
     def ghosts_at(self, place: str) -> list[str]:
-        if place == STAIRCASE:
-            return self.staircase
-        index = ROOM_INDEX.get(place)
-        ghost = None if index is None else self.rooms[index]
-        return [] if ghost is None else [ghost]
+        return ghosts_at(self.rooms, self.staircase, place)
 
     def remove(self, place: str, ghost: str) -> None:
         if place == STAIRCASE:
@@ -159,8 +167,7 @@ class Board:
 
     def landing(self) -> int | None:
         """S9: the room index where the next ghost appears (``None``: the staircase)."""
-        start = ROOM_INDEX[self.omen]
-        return next(((start + k) % 10 for k in range(10) if self.rooms[(start + k) % 10] is None), None)
+        return first_free(self.rooms, self.omen)
 
     def wing_counts(self) -> dict[str, int]:
         return {wing: sum(self.rooms[ROOM_INDEX[r]] is not None for r in rooms) for wing, rooms in WINGS.items()}
@@ -269,7 +276,7 @@ class _Turn:
             king = next((k for k in KINGS if k in hand), None)
             if king is not None:
                 out.append((Task("king", ghost), self._hunted(now, place, [ghost], (king,))))
-        if place in WING_OF and all(q in hand for q in RED_QUEENS) and self._wing_ghosts(board, place):
+        if place in WING_OF and all(q in hand for q in RED_QUEENS) and wing_ghosts(board.rooms, place):
             out.append((Task("wing"), self._hunted(now, place, [], RED_QUEENS)))
         index = ROOM_INDEX.get(place)
         jack = next((j for j in TRAPS if j in hand), None)
@@ -290,16 +297,10 @@ class _Turn:
         cost = self.w.king if task.kind == "king" else VALUE[task.ghost]
         return self._hunted(start, place, [task.ghost], (), cost)
 
-    @staticmethod
-    def _wing_ghosts(board: Board, place: str) -> list[tuple[str, str]]:
-        """S11: the rooms and ghosts a wing clear from ``place`` removes: all of its wing's but the Queen."""
-        found = ((room, board.rooms[ROOM_INDEX[room]]) for room in WINGS[WING_OF[place]])
-        return [(room, ghost) for room, ghost in found if ghost is not None and ghost != QUEEN]
-
     def _hunted(self, now: After, place: str, ghosts: list[str], paid: tuple[str, ...], cost: float = 0.0) -> After:
         """A successful hunt at ``place`` of ``ghosts`` (none named: a wing clear), ``paid`` from this hand."""
         board = now.board.copy()
-        removed = [(place, g) for g in ghosts] if ghosts else self._wing_ghosts(board, place)
+        removed = [(place, g) for g in ghosts] if ghosts else wing_ghosts(board.rooms, place)
         for where, ghost in removed:
             board.remove(where, ghost)
         hand = list(now.hand)

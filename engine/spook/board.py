@@ -1,10 +1,15 @@
-"""The mansion (S2–S4), reconstructed to fit every fact of the source text.
+"""The mansion (S2–S4), reconstructed to fit every fact of the source text, and where ghosts stand in it (S9,
+S11), shared by the engine and the bots.
 
 Locations are strings: ``"foyer"``, ``"staircase"`` and the rooms ``"1"`` … ``"10"`` (``"1"`` is the Ace room,
-``"10"`` the chapel).  Doors are undirected.
+``"10"`` the chapel).  Doors are undirected.  A board's ``rooms[i]`` is the ghost in room ``i + 1`` (or ``None``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.spook.cards import QUEEN
 
 FOYER = "foyer"
 STAIRCASE = "staircase"
@@ -45,3 +50,28 @@ NEIGHBOURS: dict[str, tuple[str, ...]] = {
     for place in LOCATIONS
 }
 """Every location's neighbours through one door, in ``LOCATIONS`` order."""
+
+
+def first_free(rooms: Sequence[str | None], omen: str) -> int | None:
+    """S9: the index of the room where a ghost appears, the omen's or the first free one above it (10 wraps to
+    1); ``None``: every room is haunted (the staircase)."""
+    start = ROOM_INDEX[omen]
+    n = len(rooms)
+    return next(((start + k) % n for k in range(n) if rooms[(start + k) % n] is None), None)
+
+
+def ghosts_at(rooms: Sequence[str | None], staircase: list[str], place: str) -> list[str]:
+    """The ghosts at ``place``, those a hunt there may name (S11): the staircase's (that very list, S6, S9), a
+    room's one, or none (the foyer)."""
+    if place == STAIRCASE:
+        return staircase
+    index = ROOM_INDEX.get(place)
+    ghost = None if index is None else rooms[index]
+    return [] if ghost is None else [ghost]
+
+
+def wing_ghosts(rooms: Sequence[str | None], place: str) -> list[tuple[str, str]]:
+    """S11: the rooms and ghosts a wing clear from ``place`` (a room of a wing, S3) removes: all its wing's but
+    the Queen, in room order."""
+    found = ((room, rooms[ROOM_INDEX[room]]) for room in WINGS[WING_OF[place]])
+    return [(room, ghost) for room, ghost in found if ghost is not None and ghost != QUEEN]

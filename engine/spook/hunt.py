@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from engine.contract import IllegalAction
 from engine.spook.actions import Offer, StartHunt
-from engine.spook.board import ROOM_INDEX, STAIRCASE, WING_OF, WINGS
+from engine.spook.board import ROOM_INDEX, STAIRCASE, WING_OF, ghosts_at, wing_ghosts
 from engine.spook.cards import HUNTING_CARDS, HUNTS_WITH, KINGS, QUEEN, RED_QUEENS, SUIT, VALUE
 from engine.spook.events import CardOffered, HuntAbandoned, HunterDone, HuntStarted, HuntSucceeded, SpookEvent
 from engine.spook.rules import draw_card, end_game, queen_value
@@ -32,20 +32,6 @@ def counts(hunt: Hunt, card: str) -> bool:
     if hunt.kind == "wing":
         return card in RED_QUEENS
     return card in HUNTING_CARDS and SUIT[card] in hunt.suits
-
-
-def _wing_ghosts(state: SpookState, location: str) -> list[str]:
-    """The ghosts a wing clear removes: every ghost of the location's wing but the Queen."""
-    rooms = WINGS[WING_OF[location]]
-    return [g for g in (state.rooms[ROOM_INDEX[r]] for r in rooms) if g is not None and g != QUEEN]
-
-
-def _ghosts_at(state: SpookState, location: str) -> list[str]:
-    if location == STAIRCASE:
-        return state.staircase
-    index = ROOM_INDEX.get(location)
-    ghost = None if index is None else state.rooms[index]
-    return [] if ghost is None else [ghost]
 
 
 def _reachable(state: SpookState, hunt: Hunt) -> bool:
@@ -76,10 +62,10 @@ def plan_hunt(state: SpookState, ghost: str | None, kind: HuntKind) -> Hunt | st
             return "a wing clear names no ghost"
         if location not in WING_OF:
             return f"the {location} belongs to no wing (S3)"
-        if not _wing_ghosts(state, location):
+        if not wing_ghosts(state.rooms, location):
             return "no ghost but the Queen to clear in this wing"
         value, suits = 0, ""
-    elif ghost is None or ghost not in _ghosts_at(state, location):
+    elif ghost is None or ghost not in ghosts_at(state.rooms, state.staircase, location):
         return f"no ghost {ghost!r} where your pawn stands"
     elif kind == "king":
         if ghost == QUEEN:
@@ -103,7 +89,8 @@ def plan_hunt(state: SpookState, ghost: str | None, kind: HuntKind) -> Hunt | st
 def hunt_options(state: SpookState) -> list[StartHunt]:
     """Every hunt the active seat may start now."""
     location = state.pawns[state.active]
-    candidates = [StartHunt(ghost=g, kind=k) for g in _ghosts_at(state, location) for k in ("normal", "king")]
+    ghosts = ghosts_at(state.rooms, state.staircase, location)
+    candidates = [StartHunt(ghost=g, kind=k) for g in ghosts for k in ("normal", "king")]
     if location in WING_OF:
         candidates.append(StartHunt(ghost=None, kind="wing"))
     return [c for c in candidates if isinstance(plan_hunt(state, c.ghost, c.kind), Hunt)]
@@ -157,10 +144,10 @@ def _succeed(state: SpookState, hunt: Hunt, events: list[SpookEvent]) -> None:
     """S11: played cards and removed ghosts are discarded, and the hunts let go are free again (the board has
     changed); the Queen's fall wins (S15), else S12 draws."""
     if hunt.kind == "wing":
-        ghosts = _wing_ghosts(state, hunt.location)
-        for room in WINGS[WING_OF[hunt.location]]:
-            if state.rooms[ROOM_INDEX[room]] in ghosts:
-                state.rooms[ROOM_INDEX[room]] = None
+        cleared = wing_ghosts(state.rooms, hunt.location)
+        for room, _ in cleared:
+            state.rooms[ROOM_INDEX[room]] = None
+        ghosts = [ghost for _, ghost in cleared]
     else:
         assert hunt.ghost is not None
         ghosts = [hunt.ghost]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from engine.contract import IllegalAction
 from engine.rng import Rng
 from engine.spook.actions import LayTrap, Move
-from engine.spook.board import FOYER, NEIGHBOURS, ROOM_INDEX, STAIRCASE, WINGS
+from engine.spook.board import FOYER, NEIGHBOURS, ROOM_INDEX, STAIRCASE, WINGS, first_free
 from engine.spook.cards import BLACK, QUEEN, RED, TRAPS, VALUE, is_ghost, room_of
 from engine.spook.events import (
     CardDrawn,
@@ -108,10 +108,8 @@ def appear(state: SpookState, ghost: str, events: list[SpookEvent]) -> None:
     """S9: the ghost takes the omen's room or the first free room above it (10 wraps to 1), the staircase when
     every room is haunted.  A trap there destroys it (both discarded) — the Queen stays and only the trap goes.
     The omen then moves to the room numbered like the ghost (not for the Queen), trapped or not."""
-    start = ROOM_INDEX[state.omen]
     rooms = state.rooms
-    n = len(rooms)
-    free = next(((start + k) % n for k in range(n) if rooms[(start + k) % n] is None), None)
+    free = first_free(rooms, state.omen)
     if free is None:
         state.staircase.append(ghost)
         events.append(GhostAppeared(ghost=ghost, location=STAIRCASE))
