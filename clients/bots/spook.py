@@ -35,6 +35,8 @@ from engine.spook.board import (
     WINGS,
     first_free,
     ghosts_at,
+    queen_value,
+    remove_ghost,
     wing_ghosts,
 )
 from engine.spook.cards import BLACK, HUNTS_WITH, KINGS, QUEEN, RED, RED_QUEENS, SUIT, TRAPS, VALUE
@@ -160,10 +162,7 @@ class Board:
         return ghosts_at(self.rooms, self.staircase, place)
 
     def remove(self, place: str, ghost: str) -> None:
-        if place == STAIRCASE:
-            self.staircase.remove(ghost)
-        else:
-            self.rooms[ROOM_INDEX[place]] = None
+        remove_ghost(self.rooms, self.staircase, place, ghost)
 
     def landing(self) -> int | None:
         """S9: the room index where the next ghost appears (``None``: the staircase)."""
@@ -180,7 +179,7 @@ class Board:
 
     def ghost_sum(self) -> int:
         """S11: what the Queen is worth: every other ghost on the board."""
-        return sum(VALUE[g] for g in (*self.rooms, *self.staircase) if g is not None and g != QUEEN)
+        return queen_value(self.rooms, self.staircase)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.spook.cards import QUEEN
+from engine.spook.cards import QUEEN, VALUE
 
 FOYER = "foyer"
 STAIRCASE = "staircase"
@@ -75,3 +75,16 @@ def wing_ghosts(rooms: Sequence[str | None], place: str) -> list[tuple[str, str]
     the Queen, in room order."""
     found = ((room, rooms[ROOM_INDEX[room]]) for room in WINGS[WING_OF[place]])
     return [(room, ghost) for room, ghost in found if ghost is not None and ghost != QUEEN]
+
+
+def remove_ghost(rooms: list[str | None], staircase: list[str], place: str, ghost: str) -> None:
+    """S11: a ghost hunted at ``place`` leaves the board (a room is free again)."""
+    if place == STAIRCASE:
+        staircase.remove(ghost)
+    else:
+        rooms[ROOM_INDEX[place]] = None
+
+
+def queen_value(rooms: Sequence[str | None], staircase: Sequence[str]) -> int:
+    """S11: the Queen is worth the sum of every other ghost on the board, the staircase included."""
+    return sum(VALUE[g] for g in (*rooms, *staircase) if g is not None and g != QUEEN)

@@ -14,6 +14,7 @@ from engine.contract import Game, IllegalAction, Prompt, Result
 from engine.spook import hunt as hunts
 from engine.spook import rules
 from engine.spook.actions import Done, Draw, EndTurn, LayTrap, Move, Offer, Roll, SpookAction, StartHunt, StopMoving
+from engine.spook.board import queen_value
 from engine.spook.cards import QUEEN
 from engine.spook.catalog import CATALOG
 from engine.spook.events import CardDrawn, SpookEvent
@@ -148,7 +149,9 @@ class SpookGame(Game[SpookState, SpookAction, SpookEvent]):
             discard=list(state.discard),
             hands=[list(h) if shown or s == seat else None for s, h in enumerate(state.hands)],
             hand_sizes=[len(h) for h in state.hands],
-            queen_value=rules.queen_value(state) if QUEEN in state.rooms or QUEEN in state.staircase else 0,
+            queen_value=queen_value(state.rooms, state.staircase)
+            if QUEEN in state.rooms or QUEEN in state.staircase
+            else 0,
             hunt=hunt,
             outcome=state.outcome,
             reason=state.reason,

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from engine.contract import IllegalAction
 from engine.spook.actions import Offer, StartHunt
-from engine.spook.board import ROOM_INDEX, STAIRCASE, WING_OF, ghosts_at, wing_ghosts
+from engine.spook.board import ROOM_INDEX, WING_OF, ghosts_at, queen_value, remove_ghost, wing_ghosts
 from engine.spook.cards import HUNTING_CARDS, HUNTS_WITH, KINGS, QUEEN, RED_QUEENS, SUIT, VALUE
 from engine.spook.events import CardOffered, HuntAbandoned, HunterDone, HuntStarted, HuntSucceeded, SpookEvent
-from engine.spook.rules import draw_card, end_game, queen_value
+from engine.spook.rules import draw_card, end_game
 from engine.spook.state import Hunt, HuntKind, LetGo, Offered, SpookState
 
 
@@ -72,7 +72,7 @@ def plan_hunt(state: SpookState, ghost: str | None, kind: HuntKind) -> Hunt | st
             return "a King cannot banish the Queen (S11)"
         value, suits = 0, ""
     else:
-        value = queen_value(state) if ghost == QUEEN else VALUE[ghost]
+        value = queen_value(state.rooms, state.staircase) if ghost == QUEEN else VALUE[ghost]
         suits = HUNTS_WITH[ghost]
     hunters = [s for s in range(state.seats) if state.pawns[s] == location]
     hunt = Hunt(
@@ -151,10 +151,7 @@ def _succeed(state: SpookState, hunt: Hunt, events: list[SpookEvent]) -> None:
     else:
         assert hunt.ghost is not None
         ghosts = [hunt.ghost]
-        if hunt.location == STAIRCASE:
-            state.staircase.remove(hunt.ghost)
-        else:
-            state.rooms[ROOM_INDEX[hunt.location]] = None
+        remove_ghost(state.rooms, state.staircase, hunt.location, hunt.ghost)
     cards = [o.card for o in hunt.offered]
     state.discard += cards + ghosts
     state.hunt = None

@@ -11,7 +11,7 @@ from engine.contract import IllegalAction
 from engine.rng import Rng
 from engine.spook.actions import LayTrap, Move
 from engine.spook.board import FOYER, NEIGHBOURS, ROOM_INDEX, STAIRCASE, WINGS, first_free
-from engine.spook.cards import BLACK, QUEEN, RED, TRAPS, VALUE, is_ghost, room_of
+from engine.spook.cards import BLACK, QUEEN, RED, TRAPS, is_ghost, room_of
 from engine.spook.events import (
     CardDrawn,
     DieRolled,
@@ -64,13 +64,6 @@ def setup(seats: int, seed: bytes, options: SpookOptions) -> SpookState:
         staircase=[first],
         traps=[None] * len(ROOM_INDEX),
         discard=[],
-    )
-
-
-def queen_value(state: SpookState) -> int:
-    """S11: the Queen is worth the sum of every other ghost on the board, the staircase included."""
-    return sum(VALUE[g] for g in state.rooms if g is not None and g != QUEEN) + sum(
-        VALUE[g] for g in state.staircase if g != QUEEN
     )
 
 
