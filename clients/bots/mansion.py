@@ -23,7 +23,6 @@ from engine.mansion.cards import (
     BOLD_CHALLENGE,
     BRIDE,
     CANDLELIGHT,
-    COLD_SPOT,
     DANCING,
     DANCING_PAIR,
     DRAW_GHOST,
@@ -59,13 +58,13 @@ from engine.mansion.cards import (
     PORTRAIT_MIXED_SET,
     PORTRAIT_SAME_SET,
     PORTRAITS,
-    QUIET_NIGHT,
     ROOM_COUNT,
     SEANCE,
     SEANCE_SEALED,
     SECTIONS,
     WANDERING_SPIRITS,
 )
+from engine.mansion.rules import collect_draws
 
 _KIND_COUNT: Final = len(KINDS)
 _ICON_COUNT: Final = len(ICONS)
@@ -387,7 +386,7 @@ class _Turn:
                 most[kind] = max(most.get(kind, 0), min(n, self.actions))
         self.gains = {kind: [t.card_gain(t.mine, kind, j) for j in range(1, n + 1)] for kind, n in most.items()}
         # the Haunt cost of the cards collected in the ghosts' room (M16), cumulative
-        draws = 2 if t.event == COLD_SPOT else 0 if t.event == QUIET_NIGHT else 1
+        draws = collect_draws(t.event)
         self.haunted = [t.draw_cost(draws * k) for k in range(self.actions + 1)]
         self.end_cost = [t.draw_cost(t.danger(room)) for room in range(ROOM_COUNT)]
         self._sequences: dict[tuple[int, int], list[float]] = {}

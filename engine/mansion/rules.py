@@ -226,16 +226,21 @@ def rotate(s: State, seat: int, r: int, out: Out) -> None:
 
 
 def collect(s: State, seat: int, kind: int, out: Out) -> None:
-    """M16: take the card; in the ghosts' room draw 1 Haunt card (cold_spot 2, quiet_night 0: M7); its effect."""
+    """M16: take the card; in the ghosts' room draw Haunt cards (``collect_draws``); its effect."""
     room = (s.pos[seat] + s.rotation) % ROOM_COUNT
     s.rooms[room].remove(kind)
     s.actions -= 1
     insort(s.collections[seat], kind)
     out.append(Collected(seat, KIND_NAMES[kind], room))
     if room == s.ghosts:
-        draws = 2 if s.event == COLD_SPOT else 0 if s.event == QUIET_NIGHT else 1
-        draw_haunt(s, seat, draws, "collect", out)
+        draw_haunt(s, seat, collect_draws(s.event), "collect", out)
     apply_effect(s, seat, kind, out)
+
+
+def collect_draws(event: int) -> int:
+    """M16: Haunt cards drawn per card collected in the Hitchhiking Ghosts' room under ``event`` (cold_spot 2,
+    quiet_night 0: M7; else 1)."""
+    return 2 if event == COLD_SPOT else 0 if event == QUIET_NIGHT else 1
 
 
 def apply_effect(s: State, seat: int, kind: int, out: Out) -> None:
