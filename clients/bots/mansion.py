@@ -64,7 +64,7 @@ from engine.mansion.cards import (
     SECTIONS,
     WANDERING_SPIRITS,
 )
-from engine.mansion.rules import collect_draws
+from engine.mansion.rules import collect_draws, distance
 
 _KIND_COUNT: Final = len(KINDS)
 _ICON_COUNT: Final = len(ICONS)
@@ -503,7 +503,7 @@ class _Turn:
                 best = max(best, *(row[room] for room in range(ROOM_COUNT) if room not in (here, skip)))
             return best
         for section in range(SECTIONS):  # locked: walk, two steps through the Séance Room or with a long move
-            steps = 1 if abs(section - pos) == 1 or long_move else 2
+            steps = 1 if long_move else distance(pos, section)
             room = (section + rotation) % ROOM_COUNT
             if section != pos and steps <= budget and room != skip:
                 best = max(best, self.row(budget - steps, may_discard)[room])
@@ -515,7 +515,7 @@ class _Turn:
         if kind == "end_turn":
             return self.seance_end(0, False) if pos == SEANCE else -self.end_cost[(pos + rotation) % ROOM_COUNT]
         if kind == "move":
-            long_move = self.long_move and (pos == SEANCE or action["to"] == SEANCE or abs(action["to"] - pos) == 1)
+            long_move = self.long_move and distance(pos, action["to"]) == 1
             return self.plan(action["to"], rotation, budget - 1, self.free_rotate, long_move) - TRAVEL_COST
         if kind == "rotate":
             cost = 0 if self.free_rotate else 1
