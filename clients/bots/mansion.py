@@ -64,7 +64,7 @@ from engine.mansion.cards import (
     SECTIONS,
     WANDERING_SPIRITS,
 )
-from engine.mansion.rules import collect_draws, distance
+from engine.mansion.rules import collect_draws, distance, ghost_path
 
 _KIND_COUNT: Final = len(KINDS)
 _ICON_COUNT: Final = len(ICONS)
@@ -205,15 +205,6 @@ def _plus(c: tuple[int, ...], kind: int, n: int = 1) -> tuple[int, ...]:
 
 
 # -- the ghosts' path (M10) ------------------------------------------------------------------------------
-def ghost_draws(start: int, steps: int, sign: int, room: int) -> int:
-    """M10: Haunt cards a seat in ``room`` draws when the ghosts move ``steps`` (< 7) rooms from ``start``:
-    1 for a room passed through, 2 for the final room."""
-    offset = (room - start) * sign % ROOM_COUNT
-    if offset == steps:
-        return 2
-    return 1 if 0 < offset < steps else 0
-
-
 def _offset_danger() -> list[float]:
     """Mean Haunt cards an Event Phase deals to a room ``o`` rooms clockwise of the ghosts (M7, M10); an
     ``either`` card goes either way."""
@@ -222,8 +213,9 @@ def _offset_danger() -> list[float]:
     for e in cards:
         signs = (e.direction,) if e.direction else (1, -1)
         for sign in signs:
+            draws = ghost_path(0, e.steps, sign)[1]
             for o in range(ROOM_COUNT):
-                table[o] += ghost_draws(0, e.steps, sign, o) / len(signs) / len(cards)
+                table[o] += draws.get(o, 0) / len(signs) / len(cards)
     return table
 
 
@@ -322,11 +314,11 @@ class _Table:
 
     def ghost_move_value(self, steps: int, sign: int, my_room: int) -> float:
         """A ghost move (M10) judged by our own draws (we are in ``my_room``) and, a little, by the others'."""
-        start = self.view["ghosts"]
-        value = 0.0 if my_room == SEANCE else -self.draw_cost(ghost_draws(start, steps, sign, my_room))
+        draws = ghost_path(self.view["ghosts"], steps, sign)[1]
+        value = 0.0 if my_room == SEANCE else -self.draw_cost(draws.get(my_room, 0))
         for other, room in enumerate(self.view["seat_rooms"]):
             if other != self.seat and room != SEANCE:
-                value += OTHERS_HAUNT_WEIGHT * _MEAN_HAUNT * ghost_draws(start, steps, sign, room)
+                value += OTHERS_HAUNT_WEIGHT * _MEAN_HAUNT * draws.get(room, 0)
         return value
 
     def best_direction(self, steps: int, my_room: int) -> tuple[float, str]:

@@ -2,6 +2,7 @@
 
 Functions here mutate the state and append events to ``out``; they assume the action was validated
 (``legal.py``).  Draw-order ruling: when several seats draw at once they draw clockwise from the first player.
+The pure ``distance``, ``ghost_path`` and ``collect_draws`` also serve the bots.
 """
 
 from __future__ import annotations
@@ -108,18 +109,11 @@ def finish_event_phase(s: State, sign: int, out: Out) -> None:
 
 
 def move_ghosts(s: State, steps: int, sign: int, cause: GhostsCause, out: Out) -> None:
-    """M10: a seat draws 1 Haunt card per pass through its room and 2 when the ghosts end there (not in the
-    Séance Room, never for the start room unless the movement comes back to it)."""
+    """M10: each seat draws the Haunt cards ``ghost_path`` gives its room (none in the Séance Room)."""
     start = s.ghosts
-    passes: dict[int, int] = {}
-    room = start
-    for _ in range(steps - 1):
-        room = (room + sign) % ROOM_COUNT
-        passes[room] = passes.get(room, 0) + 1
-    final = (start + sign * steps) % ROOM_COUNT
-    passes[final] = passes.get(final, 0) + 2
+    final, by_room = ghost_path(start, steps, sign)
     rotation = s.rotation
-    draws = [0 if p == SEANCE else passes.get((p + rotation) % ROOM_COUNT, 0) for p in s.pos]
+    draws = [0 if p == SEANCE else by_room.get((p + rotation) % ROOM_COUNT, 0) for p in s.pos]
     s.ghosts = final
     out.append(GhostsMoved(cause, start, final, steps, DIRECTION_NAME[sign], draws))
     seats = s.seats
@@ -127,6 +121,20 @@ def move_ghosts(s: State, steps: int, sign: int, cause: GhostsCause, out: Out) -
         seat = (s.first + i) % seats
         if draws[seat]:
             draw_haunt(s, seat, draws[seat], "ghosts", out)
+
+
+def ghost_path(start: int, steps: int, sign: int) -> tuple[int, dict[int, int]]:
+    """M10: the room the ghosts end in, moving ``steps`` rooms in direction ``sign`` from ``start``, and the Haunt
+    cards a seat in each room draws: 1 per pass through it, 2 for the final room; a room left out (the start room
+    unless the movement comes back to it) draws nothing."""
+    draws: dict[int, int] = {}
+    room = start
+    for _ in range(steps - 1):
+        room = (room + sign) % ROOM_COUNT
+        draws[room] = draws.get(room, 0) + 1
+    final = (start + sign * steps) % ROOM_COUNT
+    draws[final] = draws.get(final, 0) + 2
+    return final, draws
 
 
 def place_ghost_cards(s: State, out: Out) -> None:

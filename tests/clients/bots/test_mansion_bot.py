@@ -14,11 +14,10 @@ from hypothesis import strategies as st
 from clients.bots import get_strategy, strategies
 from clients.bots.arena import play_match
 from clients.bots.base import Decision, RandomStrategy
-from clients.bots.mansion import GreedyMansion, _Table, appraise, duel_payoff, duel_values, equilibrium, ghost_draws
+from clients.bots.mansion import GreedyMansion, _Table, appraise, duel_payoff, duel_values, equilibrium
 from engine.mansion import GAME
 from engine.mansion.actions import Collect, Duel, EndTurn
-from engine.mansion.cards import KIND_ICON, KIND_INDEX, KINDS, NO_ICON, ROOM_COUNT, SEANCE
-from engine.mansion.rules import move_ghosts
+from engine.mansion.cards import KIND_ICON, KIND_INDEX, KINDS, NO_ICON, SEANCE
 from engine.mansion.scoring import kind_counts, penalty_icon, score
 from engine.mansion.state import Options, State
 from engine.rng import seed_from_int
@@ -157,19 +156,6 @@ def test_m21_unfinished_sets_are_worth_their_promise() -> None:
     assert worth("painting", "painting", p=0.8) > worth("painting", p=0.8)
     assert worth("dancing", p=0.5) == 3.5
     assert worth("portrait_dynamite", "portrait_tightrope", p=0.5) > worth("portrait_dynamite", p=0.5) > 0
-
-
-def test_m10_ghost_draws_match_the_engine() -> None:
-    for start in range(ROOM_COUNT):
-        for steps in range(1, 5):
-            for sign in (1, -1):
-                for rotation in (0, 1):  # six seats on the six sections: every room over two rotations
-                    s = turn_table(seats=6)
-                    s.ghosts, s.rotation, s.pos = start, rotation, list(range(6))
-                    out: list[Any] = []
-                    move_ghosts(s, steps, sign, "event", out)
-                    rooms = [(p + rotation) % ROOM_COUNT for p in range(6)]
-                    assert out[0].draws == [ghost_draws(start, steps, sign, room) for room in rooms]
 
 
 # -- clear best moves -------------------------------------------------------------------------------------

@@ -5,9 +5,9 @@ import pytest
 from engine.contract import IllegalAction
 from engine.mansion import GAME
 from engine.mansion.actions import DIRECTIONS, END_TURN, ChooseDirection, Collect, Move
-from engine.mansion.cards import EVENT_NAMES, FINAL_ROUND, KIND_INDEX, SEANCE
+from engine.mansion.cards import EVENT_NAMES, FINAL_ROUND, KIND_INDEX, ROOM_COUNT, SEANCE
 from engine.mansion.events import GhostCardsPlaced, GhostsMoved, HauntDrawn, RoundStarted
-from engine.mansion.rules import move_ghosts, place_ghost_cards, start_round
+from engine.mansion.rules import ghost_path, move_ghosts, place_ghost_cards, start_round
 from engine.mansion.state import PH_EVENT_DIRECTION, PH_OVER, PH_TEA_PARTY, PH_TURN, State
 from tests.engine.mansion.helpers import assert_conserved, haunt_on_top, on_top, play, put_room, turn_table, types
 
@@ -80,6 +80,18 @@ def test_m10_counter_clockwise_and_moving_into_the_ghosts_room_never_draws() -> 
     assert s.ghosts == 5 and len(s.hands[0]) == 2
     play(s, 1, Move(5))  # M14: moving into the ghosts' room draws nothing
     assert s.hands[1] == []
+
+
+def test_m10_ghost_path_for_every_start_direction_and_length() -> None:
+    """``ghost_path`` (the engine's moves, the bots' forecasts): ``k`` rooms along the way from the start, a seat
+    draws 1 for ``0 < k < steps`` and 2 for ``k == steps``; nothing anywhere else."""
+    for start in range(ROOM_COUNT):
+        for steps in range(1, ROOM_COUNT):
+            for sign in (1, -1):
+                final, draws = ghost_path(start, steps, sign)
+                assert final == (start + sign * steps) % ROOM_COUNT
+                along = {(room - start) * sign % ROOM_COUNT: n for room, n in draws.items()}
+                assert along == {**dict.fromkeys(range(1, steps), 1), steps: 2}
 
 
 @pytest.mark.parametrize("seats", [2, 4, 6])
