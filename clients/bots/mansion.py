@@ -7,8 +7,9 @@ Leota's bonus if it ends with the lowest, and the tie-break (M22).  In its turn 
 plan it opens within the turn's remaining actions: reach a room (moves and rotations), collect the cards worth
 most there, and finish in the Séance Room when the ghosts' path threatens the room it would end in.
 
-Only static rulebook knowledge comes from the engine (the card tables in ``cards.py`` and the portrait split in
-``scoring.py``); everything about the table comes from the view.
+Only static rulebook knowledge comes from the engine: the card tables in ``cards.py``, the portrait splits of
+``scoring.py`` (M21) and the pure helpers of ``rules.py`` (M10 ghost paths, M14 distances, M16 collect draws);
+everything about the table comes from the view.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from engine.mansion.cards import (
     WANDERING_SPIRITS,
 )
 from engine.mansion.rules import collect_draws, distance, ghost_path
+from engine.mansion.scoring import portrait_splits
 
 _KIND_COUNT: Final = len(KINDS)
 _ICON_COUNT: Final = len(ICONS)
@@ -116,13 +118,11 @@ def _sigmoid(x: float) -> float:
 # -- valuing a collection (M21 with the promise of unfinished sets) ----------------------------------------
 @lru_cache(maxsize=4096)
 def _portrait_value(kinds: tuple[int, ...], p: float) -> float:
-    """M21's best split into sets of 3 alike (15) or 4 different (18), plus one unfinished set's promise: the
-    set it would complete times ``p`` per card still missing."""
+    """The best of M21's ``portrait_splits``, each with one unfinished set's promise: the set it would complete
+    times ``p`` per card still missing (``p == 0``: exactly ``portrait_score``)."""
     best = 0.0
-    for mixed in range(min(kinds) + 1):
-        rest = [n - mixed for n in kinds]
-        value: float = mixed * PORTRAIT_MIXED_SET + sum(n // 3 for n in rest) * PORTRAIT_SAME_SET
-        left = [n % 3 for n in rest]
+    for points, left in portrait_splits(kinds):
+        value: float = points
         if p and any(left):
             distinct = sum(1 for n in left if n)
             value += max(PORTRAIT_MIXED_SET * p ** (4 - distinct), PORTRAIT_SAME_SET * p ** (3 - max(left)))

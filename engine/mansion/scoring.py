@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine.mansion.cards import (
     BRIDE,
     DANCING,
@@ -38,14 +40,24 @@ def kind_counts(collection: list[int]) -> list[int]:
     return counts
 
 
-def portrait_score(counts: list[int]) -> int:
-    """M21: the best split of the portraits into sets of 3 of one kind (15) or 4 different kinds (18)."""
-    kinds = [counts[k] for k in PORTRAITS]
-    best = 0
+def portrait_splits(kinds: Sequence[int]) -> list[tuple[int, list[int]]]:
+    """M21: the splits of the portraits (``kinds``: the count of each portrait kind) worth trying, one per number
+    of sets of 4 different kinds (18) with the rest in sets of 3 of one kind (15): its points and each kind's
+    cards left over."""
+    splits = []
     for mixed in range(min(kinds) + 1):
-        same = sum((n - mixed) // 3 for n in kinds)
-        best = max(best, mixed * PORTRAIT_MIXED_SET + same * PORTRAIT_SAME_SET)
-    return best
+        same, left = 0, []
+        for n in kinds:
+            sets, rest = divmod(n - mixed, 3)
+            same += sets
+            left.append(rest)
+        splits.append((mixed * PORTRAIT_MIXED_SET + same * PORTRAIT_SAME_SET, left))
+    return splits
+
+
+def portrait_score(counts: list[int]) -> int:
+    """M21: the points of the best of the ``portrait_splits``."""
+    return max([points for points, _ in portrait_splits([counts[k] for k in PORTRAITS])])
 
 
 def score(collection: list[int], lowest_haunt: bool) -> int:

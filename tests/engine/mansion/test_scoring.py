@@ -6,7 +6,7 @@ from engine.mansion import GAME
 from engine.mansion.actions import END_TURN
 from engine.mansion.cards import KIND_INDEX
 from engine.mansion.events import GameOver
-from engine.mansion.scoring import final_scores, penalty_icon, portrait_score, score
+from engine.mansion.scoring import final_scores, penalty_icon, portrait_score, portrait_splits, score
 from tests.engine.mansion.helpers import assert_conserved, give, haunt, play, turn_table
 
 
@@ -116,6 +116,7 @@ def test_m21_portraits_best_split() -> None:
     assert p(2, 2, 2, 2) == 36
     assert p(2, 2, 2, 0) == 0
     assert score(cards(portrait_dynamite=3, portrait_quicksand=1), False) == 15
+    assert list(portrait_splits([4, 1, 1, 1])) == [(15, [1, 1, 1, 1]), (18 + 15, [0, 0, 0, 0])]  # points, left over
 
 
 def test_m21_madame_leota_13_only_for_the_strictly_lowest_total() -> None:
