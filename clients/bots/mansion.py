@@ -26,6 +26,7 @@ from engine.mansion.cards import (
     CANDLELIGHT,
     DANCING,
     DANCING_PAIR,
+    DIAL_MAX,
     DRAW_GHOST,
     DRAW_HAUNT,
     EVENT_NAMES,
@@ -80,6 +81,8 @@ _PAINTING_FULL: Final = PAINTING_SET_SCORES[3]
 _PAINTING_SET: Final = len(PAINTING_SET_SCORES) - 1
 _ENDGAME_EVENTS: Final = 4
 """M8: the Final Round card is shuffled with the bottom 3 event cards."""
+_DIALS: Final = range(DIAL_MAX + 1)
+"""M17: the values a duel dial may be set to."""
 
 
 # -- tuning -------------------------------------------------------------------------------------------------
@@ -541,17 +544,17 @@ def duel_values(t: _Table, other: int, card: int, challenger: bool) -> tuple[flo
         mine = t.card_gain(_plus(t.mine, card, -1), card)
         theirs = t.collections[other]
     stake = mine + t.weights[other] * (appraise(_plus(theirs, card), t.p)[0] - appraise(theirs, t.p)[0])
-    return stake, [(bid if challenger else bid + 1) / 4 * stake - t.draw_cost(bid) for bid in range(4)]
+    return stake, [(bid if challenger else bid + 1) / len(_DIALS) * stake - t.draw_cost(bid) for bid in _DIALS]
 
 
 def duel_payoff(t: _Table, stake: float, challenger: bool) -> list[list[float]]:
     """M17 as a zero-sum game: our gain for each pair of dials (ours, theirs) when the card is worth ``stake`` (to
     hold, a tie leaving it with its owner) and each side pays for the Haunt cards its dial draws (the other's at
     our own price: its values are hidden)."""
-    cost = [t.draw_cost(bid) for bid in range(4)]
+    cost = [t.draw_cost(bid) for bid in _DIALS]
     return [
-        [stake * (mine > theirs if challenger else mine >= theirs) - cost[mine] + cost[theirs] for theirs in range(4)]
-        for mine in range(4)
+        [stake * (mine > theirs if challenger else mine >= theirs) - cost[mine] + cost[theirs] for theirs in _DIALS]
+        for mine in _DIALS
     ]
 
 
@@ -560,7 +563,7 @@ def duel_dial(t: _Table, stake: float, challenger: bool, rng: random.Random) -> 
     function of the view (the Haunt count is public, the values mostly guessable): an opponent running this
     published strategy read it before setting its own (M17: hidden until both are set) and answered it.  An
     equilibrium gives nothing away: knowing the mix, no answer does better against it."""
-    return rng.choices(range(4), equilibrium(duel_payoff(t, stake, challenger)))[0]
+    return rng.choices(_DIALS, equilibrium(duel_payoff(t, stake, challenger)))[0]
 
 
 def equilibrium(payoff: list[list[float]], rounds: int = 300) -> list[float]:
