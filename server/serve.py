@@ -126,7 +126,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-tables",
         type=cli.at_least_one,
         default=defaults.max_tables,
-        help="tables one connection may create and follow (default: %(default)s)",
+        help="tables one connection may hold: those it follows whose games are not over, and those it created and does "
+        "not follow (default: %(default)s)",
     )
     parser.add_argument(
         "--max-watchers",
