@@ -470,7 +470,7 @@ class TableService:
             return Change(new, record.state, Batch(seq=record.seq + 1, at=now))  # (the state, for the notices)
 
         try:
-            seq, fresh = await self._change(hub, build)
+            seq, fresh = await self._change(hub, build, refreshed=True)
         except _Timed as timed:
             return timed.seq
         if fresh:
@@ -554,7 +554,7 @@ class TableService:
             raise
 
     async def _change(
-        self, hub: Hub, build: Callable[[Record], Change], command: str | None = None
+        self, hub: Hub, build: Callable[[Record], Change], command: str | None = None, *, refreshed: bool = False
     ) -> tuple[int, bool]:
         """Commit the change ``build`` makes of the latest record, at most once, under ``command`` (the
         client's command key), or else a key drawn for this call alone.  Either way the commit is recorded under
@@ -562,10 +562,10 @@ class TableService:
         again (``App``'s ``Retry``), which finds the key and answers with the seq it committed as, instead of
         a conflict that would judge the change again on the table it made itself (a leave answered ``auth``, a
         start ``already_started``).  No other call knows the drawn key, so no other call is answered with it.
+        ``refreshed``: the caller read ``hub.latest`` from the store just now, so a refusal is not judged again.
         Returns the seq and whether this call committed it (False: a command found committed already)."""
         command = command if command is not None else f"once:{secrets.token_hex(8)}"
         record = hub.latest
-        refreshed = False
         for _ in range(_ATTEMPTS):
             try:
                 change = build(record)

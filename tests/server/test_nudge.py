@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 import time
 from typing import Any
 
@@ -194,3 +195,33 @@ async def test_nudges_refused_leave_the_table_as_it_was(start_server: ServerFact
     finally:
         await raw.close()
         await close(players)
+
+
+async def test_a_refused_nudge_reads_the_table_once(start_server: ServerFactory, sync_redis: redis.Redis) -> None:
+    """A nudge reads the stored record (the stillness is judged on it) and the last update's time; a refusal then
+    judged on that record read it again, as an action judged on a record known from notices does (which may be
+    behind): 3 round trips for a refusal where 2 do."""
+    server = start_server(*NUDGE)
+    table, players = await seat_players([server.url], seats=3, game="spook")
+    record = NO_PREFIX.record(table)
+    reads: list[str] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        with sync_redis.monitor() as monitor:
+            while not done.is_set():
+                command = monitor.next_command()["command"]
+                if command.upper().startswith("HMGET ") and record in command:
+                    reads.append(command)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        await asyncio.sleep(0.5)  # (the monitor is on)
+        assert await refused(players[1].client, table, 2) == "not_your_turn"  # seat 2 owes nothing: seat 0 draws
+        await asyncio.sleep(0.5)
+        assert len(reads) == 1, reads
+    finally:
+        done.set()
+        await close(players)
+        watcher.join(timeout=5)
