@@ -140,7 +140,7 @@ function tablesPanel(state, handlers) {
     h(
       "tr",
       { dataset: { table: table.table } },
-      h("td", { class: "mono" }, table.table),
+      h("td", { class: "mono table-id" }, table.table),
       h("td", {}, title(state.welcome, table.game)),
       h("td", {}, `${table.taken}/${table.seats}`),
       h("td", {}, t(`lobby.status.${tableStatus(table)}`)),
@@ -173,7 +173,7 @@ function playingPanel(state, handlers) {
     h(
       "tr",
       { dataset: { table: table.table } },
-      h("td", { class: "mono" }, table.table),
+      h("td", { class: "mono table-id" }, table.table),
       h("td", {}, title(state.welcome, table.game)),
       h(
         "td",
@@ -215,7 +215,7 @@ function heldPanel(state, handlers) {
           h(
             "tr",
             { dataset: { table: held.table } },
-            h("td", { class: "mono" }, held.table),
+            h("td", { class: "mono table-id" }, held.table),
             h("td", {}, t("table.seat_n", { n: held.seat + 1 })),
             h("td", { class: "buttons" }, h("button", { class: "primary", onclick: () => handlers.rejoin(held.table) }, t("lobby.return"))),
           ),

@@ -15,11 +15,12 @@ from server.launch import ROOT, ServerProcess
 from tests.web.play import CHOICES, GAME_OVER, create_table, exported, play_to_the_end
 
 # Every word the page shows or says (a screen reader's labels and titles too), one text per element; the language
-# menu names each language in its own, a <noscript> is never shown where the page runs, and a name another player
-# gave (a game in progress listed in the lobby: "Guest", say) is theirs, in any language
+# menu names each language in its own, a <noscript> is never shown where the page runs, a name another player gave
+# (a game in progress listed in the lobby: "Guest", say) is theirs, in any language, and a table's id listed in the
+# lobby is no word in any (``U-k-crBC`` once read as the English "K" of a King)
 SHOWN_TEXT = """() => {
     const out = [];
-    const hidden = (node) => node.parentElement.closest('#lang, noscript, .player-name');
+    const hidden = (node) => node.parentElement.closest('#lang, noscript, .player-name, .table-id');
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) if (!hidden(node)) out.push(node.data);
     for (const attr of ['aria-label', 'title', 'placeholder', 'alt']) {
@@ -102,6 +103,33 @@ async def test_a_whole_game_in_french_shows_no_english(
     await page.click(f"{GAME_OVER} button >> nth=0")  # the board under the scores, and the log to its end
     await check.sample(page)
     assert not check.leaks, "\n".join(f"{leak!r} in {text!r}" for leak, text in sorted(check.leaks.items()))
+
+
+async def test_the_ids_of_listed_tables_are_no_words(page: Any) -> None:
+    """A table's id listed in the lobby (open, in play, held) is no word to translate, even one with no digit whose
+    pieces read as English: ``U-k-crBC``'s "k" is the English catalogue's King (a random id did this once)."""
+    script = """async (ids) => {
+        const { renderLobby } = await import('/static/lobby.js');
+        const { setLanguage } = await import('/static/i18n.js');
+        setLanguage('fr');
+        const [open, playing, held] = ids;
+        const form = { game: 'mansion', seats: 2, private: false, bots: false, bot_strategy: 'greedy', options: {} };
+        const state = {
+            name: '', welcome: null, error: null, typedId: '', form,
+            tables: [{ table: open, game: 'mansion', taken: 1, seats: 2, status: 'lobby', bots: [] }],
+            playing: [{ table: playing, game: 'mansion', names: ['Adèle', 'Guest'], bots: [] }],
+            held: [{ table: held, seat: 0 }],
+        };
+        document.body.replaceChildren(renderLobby(state, {}));
+    }"""
+    open_, playing, held = "U-k-crBC", "K_rank-k", "kK-Of-To"
+    await page.evaluate(script, [open_, playing, held])
+    shown = await page.locator("[data-table] td:first-child").all_text_contents()
+    assert shown == [held, open_, playing]  # the lobby lists your tables first
+    (tables,) = await exported(page, "i18n.js", "TABLES")
+    check = LeakCheck(tables, "")
+    await check.sample(page)
+    assert check.leaks == {}
 
 
 async def test_every_error_the_page_can_meet_is_said_in_french(page: Any) -> None:
