@@ -56,9 +56,11 @@ from engine.mansion.cards import (
     OPEN_DOORS,
     ORGANIST,
     PAINTING,
+    PAINTING_SET,
     PAINTING_SET_SCORES,
     PORTRAIT_MIXED_SET,
     PORTRAIT_SAME_SET,
+    PORTRAIT_SAME_SIZE,
     PORTRAITS,
     ROOM_COUNT,
     SEANCE,
@@ -77,8 +79,7 @@ _HAUNT_SQUARE: Final = sum(v * v * n for v, n in HAUNT_COUNTS.items()) / sum(HAU
 _HAUNT_VARIANCE: Final = _HAUNT_SQUARE - _MEAN_HAUNT**2
 _EVENT_INDEX: Final = {name: i for i, name in enumerate(EVENT_NAMES)}
 _MUSICIAN_FULL: Final = MUSICIAN_SET**2
-_PAINTING_FULL: Final = PAINTING_SET_SCORES[3]
-_PAINTING_SET: Final = len(PAINTING_SET_SCORES) - 1
+_PAINTING_FULL: Final = PAINTING_SET_SCORES[PAINTING_SET]
 _ENDGAME_EVENTS: Final = 4
 """M8: the Final Round card is shuffled with the bottom 3 event cards."""
 _DIALS: Final = range(DIAL_MAX + 1)
@@ -128,7 +129,8 @@ def _portrait_value(kinds: tuple[int, ...], p: float) -> float:
         value: float = points
         if p and any(left):
             distinct = sum(1 for n in left if n)
-            value += max(PORTRAIT_MIXED_SET * p ** (4 - distinct), PORTRAIT_SAME_SET * p ** (3 - max(left)))
+            mixed = PORTRAIT_MIXED_SET * p ** (len(PORTRAITS) - distinct)
+            value += max(mixed, PORTRAIT_SAME_SET * p ** (PORTRAIT_SAME_SIZE - max(left)))
         best = max(best, value)
     return best
 
@@ -154,11 +156,11 @@ def appraise(c: tuple[int, ...], p: float) -> tuple[float, float]:
     n = c[MUSICIAN]
     worth[KIND_ICON[MUSICIAN]] = n // MUSICIAN_SET * _MUSICIAN_FULL + (n % MUSICIAN_SET) ** 2
     n = c[PAINTING]
-    rest = n % _PAINTING_SET
+    rest = n % PAINTING_SET
     worth[KIND_ICON[PAINTING]] = (
-        n // _PAINTING_SET * _PAINTING_FULL
+        n // PAINTING_SET * _PAINTING_FULL
         + PAINTING_SET_SCORES[rest]
-        + (p * _PAINTING_FULL if rest == _PAINTING_SET - 1 else 0.0)
+        + (p * _PAINTING_FULL if rest == PAINTING_SET - 1 else 0.0)
         + 2 * knights * n
     )
     n = c[DANCING]

@@ -209,9 +209,13 @@ DIAL_MAX: Final = 3
 MUSICIAN_SET: Final = 5
 PAINTING_SET_SCORES: Final = (0, 3, 0, 12)
 """M21: a set of 1 / 2 / 3 paintings scores 3 / 0 / 12; sets hold at most 3."""
+PAINTING_SET: Final = len(PAINTING_SET_SCORES) - 1
 DANCING_PAIR: Final = 7
 FLAT_SCORES: Final[dict[int, int]] = {TEA_1: 2, TEA_2: 2, TEA_3: 2, GRIM: 2, BALLROOM_GHOST: 4, GROOM_GHOST: 1}
 PORTRAIT_SAME_SET: Final = 15
+"""M21: a set of 3 portraits of one kind scores 15."""
+PORTRAIT_SAME_SIZE: Final = 3
 PORTRAIT_MIXED_SET: Final = 18
+"""M21: a set of 4 portraits of different kinds (one of each of ``PORTRAITS``) scores 18."""
 LEOTA_LOWEST: Final = 13
 LEOTA_DEFAULT: Final = 3

@@ -23,9 +23,11 @@ from engine.mansion.cards import (
     NO_ICON,
     ORGANIST,
     PAINTING,
+    PAINTING_SET,
     PAINTING_SET_SCORES,
     PORTRAIT_MIXED_SET,
     PORTRAIT_SAME_SET,
+    PORTRAIT_SAME_SIZE,
     PORTRAITS,
 )
 
@@ -48,7 +50,7 @@ def portrait_splits(kinds: Sequence[int]) -> list[tuple[int, list[int]]]:
     for mixed in range(min(kinds) + 1):
         same, left = 0, []
         for n in kinds:
-            sets, rest = divmod(n - mixed, 3)
+            sets, rest = divmod(n - mixed, PORTRAIT_SAME_SIZE)
             same += sets
             left.append(rest)
         splits.append((mixed * PORTRAIT_MIXED_SET + same * PORTRAIT_SAME_SET, left))
@@ -65,8 +67,8 @@ def score(collection: list[int], lowest_haunt: bool) -> int:
     c = kind_counts(collection)
     full, rest = divmod(c[MUSICIAN], MUSICIAN_SET)
     points = full * MUSICIAN_SET**2 + rest**2
-    full, rest = divmod(c[PAINTING], 3)
-    points += full * PAINTING_SET_SCORES[3] + PAINTING_SET_SCORES[rest]
+    full, rest = divmod(c[PAINTING], PAINTING_SET)
+    points += full * PAINTING_SET_SCORES[PAINTING_SET] + PAINTING_SET_SCORES[rest]
     points += c[DANCING] // 2 * DANCING_PAIR
     points += sum(c[kind] * value for kind, value in FLAT_SCORES.items())
     points += portrait_score(c)
