@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 import re
 import signal
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -23,7 +24,7 @@ from server.store import NO_PREFIX, STORE_FORMAT, Batch, Notice, TableMeta, TooN
 from server.verify import verify_table
 from tests.server.conftest import ServerFactory
 from tests.server.players import close, play, seat_players
-from tests.server.test_expiry import ask, in_process, raw
+from tests.server.test_expiry import ask, expire, in_process, raw
 
 NEWER = STORE_FORMAT + 1
 
@@ -37,8 +38,24 @@ def as_newer(sync_redis: redis.Redis, table: str) -> dict[bytes, bytes]:
     return sync_redis.hgetall(NO_PREFIX.record(table))
 
 
+@pytest.fixture
+def newer(sync_redis: redis.Redis) -> Iterator[Callable[[str], dict[bytes, bytes]]]:
+    """``newer(table)``: ``as_newer``, and the table gone after the test; left in the store the tests share, its
+    deadline would be refused by every later server there, a warning every lease (one test's log check met it)."""
+    made: list[str] = []
+
+    def make(table: str) -> dict[bytes, bytes]:
+        made.append(table)
+        return as_newer(sync_redis, table)
+
+    yield make
+    for table in made:
+        expire(sync_redis, table)
+        sync_redis.zrem(NO_PREFIX.due, table)
+
+
 async def test_an_older_server_refuses_a_newer_ones_table_typed_logged_and_unchanged(
-    start_server: ServerFactory, sync_redis: redis.Redis
+    start_server: ServerFactory, sync_redis: redis.Redis, newer: Callable[[str], dict[bytes, bytes]]
 ) -> None:
     """After a rollback: every command about the table, and its deadline, is refused with a message naming the
     two formats (no traceback, no error line, nothing of the game), and the table stays as the newer one left it.
@@ -52,7 +69,7 @@ async def test_an_older_server_refuses_a_newer_ones_table_typed_logged_and_uncha
     finally:
         await close(players)
     first.kill(signal.SIGTERM)  # (rolled back: the newer server is gone)
-    stored = as_newer(sync_redis, table)
+    stored = newer(table)
     sync_redis.zadd(NO_PREFIX.due, {table: 0})  # a deadline falls due: the older server's autoplay claims it
     older = start_server()  # (a process that never read the table)
     ws = await raw(older.url)
@@ -74,14 +91,16 @@ async def test_an_older_server_refuses_a_newer_ones_table_typed_logged_and_uncha
     assert all(line["level"] == "warning" and line["table"] == table for line in refused)
 
 
-async def test_a_commit_over_a_newer_ones_table_is_refused(store_url: str, sync_redis: redis.Redis) -> None:
+async def test_a_commit_over_a_newer_ones_table_is_refused(
+    store_url: str, sync_redis: redis.Redis, newer: Callable[[str], dict[bytes, bytes]]
+) -> None:
     """An older process holding the table as it read it (its hub) while a newer one commits to it: the
     compare-and-set on ``seq`` alone would let its next commit through when it caught up from the newer one's
     notice, writing the record back without what it does not know."""
     async with in_process(store_url) as (fanout, service):
         table = await service.create(Create(game="mansion", seats=2))
         record = await service.store.load(table)
-        stored = as_newer(sync_redis, table)
+        stored = newer(table)
         meta = msgspec.structs.replace(record.meta, names=["Ada", None])
         with pytest.raises(TooNew) as refused:
             await service.store.commit(table, record.seq, meta, None, Batch(seq=1, at=0.0))
@@ -127,12 +146,12 @@ async def test_a_table_of_a_game_only_a_newer_one_has_is_refused(store_url: str,
 
 
 async def test_a_newer_ones_lobby_table_is_not_listed_by_an_older_server(
-    store_url: str, sync_redis: redis.Redis
+    store_url: str, sync_redis: redis.Redis, newer: Callable[[str], dict[bytes, bytes]]
 ) -> None:
     async with in_process(store_url) as (_, service):
         table = await service.create(Create(game="mansion", seats=2))
         assert table in [t for t, _, _ in await service.store.read_open_tables()]
-        as_newer(sync_redis, table)
+        newer(table)
         assert table not in [t for t, _, _ in await service.store.read_open_tables()]
         assert sync_redis.zscore(NO_PREFIX.open, table) is not None  # (the index is left to the servers that read it)
 
