@@ -31,6 +31,7 @@ from server.store import NO_PREFIX, Missing, Store
 from tests.server.conftest import ServerFactory, ServerProcess
 from tests.server.players import close, play, seat_players
 from tests.server.test_hub import Socket
+from tests.waiting import until
 
 A, B = "a" * 22, "b" * 22  # seat tokens of the clients' own
 
@@ -246,8 +247,7 @@ async def test_a_hub_found_gone_leaves_nothing_behind(store_url: str, sync_redis
         notice = follower.got[-2]
         assert isinstance(notice, Error) and notice.code == Code.NOT_FOUND and notice.table == table
         assert follower.got[-1] == ("done", table)
-        await asyncio.sleep(0.1)
-        assert not hub_module._background  # the unsubscribe is done
+        assert await until(lambda: not hub_module._background, 5)  # the unsubscribe is done
         assert sync_redis.pubsub_numsub(NO_PREFIX.channel(table)) == [(NO_PREFIX.channel(table).encode(), 0)]
         with pytest.raises(Missing):  # (the connection answers ``not_found``)
             await service.join(hub, Join(table=table, name="B"))

@@ -46,6 +46,7 @@ from server.launch import ServerProcess
 from server.store import NO_ACTION, NO_EVENTS, NO_PREFIX, TableMeta, decode_batch, decode_meta
 from tests.engine.test_hidden_decisions import PROBES, SCRAMBLE, answer
 from tests.server.conftest import ServerFactory
+from tests.waiting import until
 
 GAMES = ["mansion", "spook", "ghost-at-home"]
 ENGINE_CODES = {"illegal_move", "not_your_turn", "game_over"}
@@ -247,10 +248,13 @@ class Cheat:
             await main.ask(type="rematch", table=self.table, token=self.tokens[s]) for s, main in self.mains.items()
         ]
         assert len({a["rematch"] for a in asked}) == 1, asked
-        await asyncio.sleep(0.2)  # (the others' unasked ``rematched``)
         spectator = self.taps[len(self.mains)]  # (watching from the start: a public table's is told too)
-        for t in [*self.mains.values(), spectator]:
-            assert any(json.loads(f)["type"] == "rematched" for f in t.frames), t.audience
+        taps = [*self.mains.values(), spectator]
+
+        def untold() -> list[int | None]:  # (the others' unasked ``rematched`` may still be on its way)
+            return [t.audience for t in taps if not any(json.loads(f)["type"] == "rematched" for f in t.frames)]
+
+        assert await until(lambda: not untold(), 5), untold()
 
 
 def replay(sync_redis: redis.Redis, table: str) -> tuple[TableMeta, dict[int, bytes], dict[int, list[Any]], str]:

