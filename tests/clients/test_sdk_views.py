@@ -50,7 +50,7 @@ async def test_a_views_client_says_hello_again_without_views_and_is_sent_its_vie
                 owed = 0 if msg.seq >= owed else owed
             if isinstance(msg, Events) and (msg.prompts or msg.status == "over") and msg.view is None:
                 unviewed, owed = unviewed + 1, msg.seq
-                if unviewed == 10:
+                if unviewed == 3:  # (early: a short game leaves few such updates; at 10, one had fewer)
                     assert viewer.drop()  # reconnected, greeted again the same way, the seat resumed
             if msg.legal and msg.seq == viewer.last_seq[table]:
                 await viewer.act(table, msg.legal[0], seq=msg.seq)  # (``stale`` when a snapshot came too)
@@ -59,8 +59,9 @@ async def test_a_views_client_says_hello_again_without_views_and_is_sent_its_vie
             assert isinstance(late, Snapshot) and late.view is not None
             snapshots, owed = snapshots + 1, 0 if late.seq >= owed else owed
         assert not viewer.viewing and viewer.reconnects == 1
-    # one snapshot at a time, 80 ms apart at least (+ the reconnect's resume): fewer than updates, if many came
-    assert unviewed > 10 and 1 < snapshots <= unviewed + 1
+    # one snapshot at a time, 80 ms apart at least (+ the reconnect's resume): fewer than updates, if many came (the
+    # game is random: 8 to 76 such updates in 15 runs)
+    assert 1 < snapshots <= unviewed + 1
     assert hellos == {True: 2, False: 2}  # each connection: refused with views, greeted without
 
 
