@@ -20,7 +20,7 @@ from clients.sdk import Client
 from server import latency
 from server.latency import bench_latency
 from server.launch import ROOT, ServerProcess
-from tests.clients.test_loadtest_processes import _alive, _descendants
+from tests.processes import assert_all_end, descendants
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_a_signal_mid_run_stops_it_in_one_line_leaving_no_process(
     )
     try:
         deadline = time.monotonic() + 60
-        while not _seated(started := _descendants(run.pid)) and time.monotonic() < deadline:
+        while not _seated(started := descendants(run.pid)) and time.monotonic() < deadline:
             time.sleep(0.05)  # (a fixed 2 s was at times still the start on a loaded machine: not mid-run)
         assert _seated(started), started
         sent = time.monotonic()
@@ -68,10 +68,7 @@ def test_a_signal_mid_run_stops_it_in_one_line_leaving_no_process(
         shutil.rmtree(logs.rsplit(" ", 1)[1])
     assert lines == [f"hauntd {command[0]}: interrupted by {signum.name}, before its report"], err
     assert any(" serve " in cmdline for cmdline in started.values()), started
-    deadline = time.monotonic() + 15
-    while any(map(_alive, started)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [cmdline for pid, cmdline in started.items() if _alive(pid)]
+    assert_all_end(started)
     assert not list(tmp_path.iterdir())
 
 

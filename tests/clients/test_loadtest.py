@@ -20,7 +20,7 @@ from clients.loadtest import Clock, Plan
 from clients.watched import Watched
 from server.cli import main
 from server.launch import ROOT, ServerProcess
-from tests.clients.test_loadtest_processes import _alive, _descendants
+from tests.processes import alive, descendants
 
 FIELDS = {
     "tables",
@@ -255,7 +255,7 @@ def test_a_spawned_server_stopped_mid_run_is_reported_stalled_and_ended() -> Non
     try:
         assert run.stderr is not None
         run.stderr.readline()  # the first progress line: the window has begun
-        server = next(pid for pid, cmdline in _descendants(run.pid).items() if " serve " in cmdline)
+        server = next(pid for pid, cmdline in descendants(run.pid).items() if " serve " in cmdline)
         os.kill(server, signal.SIGSTOP)
         out, err = run.communicate(timeout=40)
     finally:
@@ -263,4 +263,4 @@ def test_a_spawned_server_stopped_mid_run_is_reported_stalled_and_ended() -> Non
     assert run.returncode == 1 and "Traceback" not in err, err
     assert json.loads(out)["errors"] == {"stalled": 2}
     assert err.endswith("hauntd loadtest: errors: 2 stalled\n"), err
-    assert not _alive(server)
+    assert not alive(server)

@@ -4,7 +4,6 @@ their merged figures; a load process that dies or cannot connect fails the run a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import functools
 import json
@@ -15,7 +14,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -26,6 +24,7 @@ from clients.loadtest import Plan
 from clients.watched import Watched
 from server.cli import build_parser, main
 from server.launch import ROOT, ServerProcess
+from tests.processes import assert_all_end, descendants
 from tests.server.test_cli import closed_port
 
 # the keys of a one-process --spawn report without --baseline (as before --processes)
@@ -126,25 +125,6 @@ def test_a_load_process_that_cannot_connect_fails_the_run() -> None:
     assert last.startswith("hauntd loadtest: load process ") and "before its ready" in last, done.stderr
 
 
-def _descendants(pid: int) -> dict[int, str]:
-    """Every process under ``pid``, with its command line (none under a process gone meanwhile)."""
-    found: dict[int, str] = {}
-    with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-        for child in map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split()):
-            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-                found[child] = Path(f"/proc/{child}/cmdline").read_text().replace("\0", " ")
-                found.update(_descendants(child))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    """Running (a zombie not yet reaped by a parent that is itself gone does not count)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_a_load_process_killed_mid_run_fails_the_run_and_leaves_no_process() -> None:
     command = [sys.executable, "-m", "server.cli", "loadtest", "--spawn", "--tables", "4", "--processes", "2"]
     command += ["--game", "spook", "--duration", "60", "--progress", "--json"]
@@ -155,7 +135,7 @@ def test_a_load_process_killed_mid_run_fails_the_run_and_leaves_no_process() -> 
         assert parent.stderr is not None
         line = parent.stderr.readline()  # the first progress line: both load processes are playing
         assert "conns 16 " in line, line + parent.stderr.read()
-        processes = _descendants(parent.pid)
+        processes = descendants(parent.pid)
         assert len(processes) == 4, processes  # two load processes, the server and its Valkey
         os.kill(next(pid for pid, cmdline in processes.items() if cmdline.endswith("--child 2 ")), signal.SIGKILL)
         _, err = parent.communicate(timeout=60)
@@ -164,10 +144,7 @@ def test_a_load_process_killed_mid_run_fails_the_run_and_leaves_no_process() -> 
         parent.kill()
     assert parent.returncode == 1
     assert err.splitlines()[-1].startswith("hauntd loadtest: load process 2 of 2 (tables 2–3) was killed by SIGKILL")
-    deadline = time.monotonic() + 15
-    while any(map(_alive, processes)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
+    assert_all_end(processes)
 
 
 def test_a_ctrl_c_while_the_load_processes_start_says_so_in_one_line_and_leaves_no_process(
@@ -190,7 +167,7 @@ def test_a_ctrl_c_while_the_load_processes_start_says_so_in_one_line_and_leaves_
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            processes = _descendants(parent.pid)
+            processes = descendants(parent.pid)
             if len(processes) == 2 and all("--child" in cmdline for cmdline in processes.values()):
                 break  # both run Python (not only forked), which then imports hauntd for a good half second
             time.sleep(0.01)
@@ -205,10 +182,7 @@ def test_a_ctrl_c_while_the_load_processes_start_says_so_in_one_line_and_leaves_
         parent.kill()
     assert parent.returncode == 130, err
     assert err == "hauntd loadtest: interrupted by SIGINT before the measured window: nothing measured\n", err
-    deadline = time.monotonic() + 15
-    while any(map(_alive, processes)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [cmdline for pid, cmdline in processes.items() if _alive(pid)]
+    assert_all_end(processes)
 
 
 @pytest.mark.parametrize(("signum", "processes"), [(signal.SIGINT, "1"), (signal.SIGTERM, "2")])
@@ -223,7 +197,7 @@ def test_a_signal_mid_run_ends_it_with_a_report_of_what_was_measured_and_no_proc
     try:
         assert parent.stderr is not None
         parent.stderr.readline()  # the first progress line: a second of the window has passed
-        processes_started = _descendants(parent.pid)
+        processes_started = descendants(parent.pid)
         time.sleep(1)
         started = time.monotonic()
         parent.send_signal(signum)
@@ -239,10 +213,7 @@ def test_a_signal_mid_run_ends_it_with_a_report_of_what_was_measured_and_no_proc
     assert report["actions_per_s"] * report["duration_s"] == pytest.approx(report["actions"], rel=0.01)
     says = f"hauntd loadtest: interrupted by {signum.name}: the report covers the {report['duration_s']:g} s measured"
     assert err.splitlines()[-1] == f"{says} of 60", err
-    deadline = time.monotonic() + 15
-    while any(map(_alive, processes_started)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [cmdline for pid, cmdline in processes_started.items() if _alive(pid)]
+    assert_all_end(processes_started)
 
 
 TICKED_ONCE = (
@@ -277,7 +248,7 @@ async def test_a_load_process_that_hangs_fails_the_run_after_the_grace(monkeypat
     says = r"^load process [12] of 2 \(tables .+\) sent no result within 1 s of the start"  # (0.5 s window + 0.5 s)
     with pytest.raises(loadtest.Died, match=says):
         await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, Watched(None)), 30)
-    assert not [cmdline for cmdline in _descendants(os.getpid()).values() if "time.sleep(600)" in cmdline]
+    assert not [cmdline for cmdline in descendants(os.getpid()).values() if "time.sleep(600)" in cmdline]
 
 
 async def test_a_load_process_stopped_while_it_connects_fails_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -289,7 +260,7 @@ async def test_a_load_process_stopped_while_it_connects_fails_the_run(monkeypatc
     says = r"^load process [12] of 2 \(tables .+\) sent no ready within 2 s of the start \(it hangs\?\)$"
     with pytest.raises(loadtest.Died, match=says):  # (and at once: a stopped process acts on no SIGTERM)
         await asyncio.wait_for(loadtest._spread(plan, 0.5, 2, False, Watched(None)), 4)
-    assert not [cmdline for cmdline in _descendants(os.getpid()).values() if STOPPED_CHILD in cmdline]
+    assert not [cmdline for cmdline in descendants(os.getpid()).values() if STOPPED_CHILD in cmdline]
 
 
 async def test_a_load_process_is_ended_with_its_pipes_read_to_their_end() -> None:

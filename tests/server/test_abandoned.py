@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import time
 from typing import Any
 
 import redis
@@ -16,6 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from protocol.errors import Code
 from tests.server.conftest import ServerFactory, ServerProcess
+from tests.waiting import until
 
 AFTER = 3  # seconds: ``--abandoned-after`` here (a note of presence each second)
 
@@ -73,10 +73,11 @@ async def test_abandoned_tables_leave_the_lobby_and_the_cap_on_every_process(
         assert sync_redis.zscore(f"{prefix}:hauntd:open", empty) is None  # (its index entry dropped at the read)
         c = await hello_from(two)  # Bo is back, on the other process
         await ask(c, {"type": "resume", "table": closed, "token": token, "last_seq": 1, "back": True})
-        deadline = time.monotonic() + 10
-        while closed not in await listed(a):  # (within a note of its presence, and a lobby read)
-            assert time.monotonic() < deadline, "the table Bo came back to was not listed again"
-            await asyncio.sleep(0.3)
+
+        async def listed_again() -> bool:  # (within a note of its presence, and a lobby read)
+            return closed in await listed(a)
+
+        assert await until(listed_again, 10), "the table Bo came back to was not listed again"
     finally:
         for ws in (a, b, c):
             await ws.close()

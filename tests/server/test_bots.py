@@ -31,6 +31,7 @@ from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq, stored_state
 from tests.server.players import Player, assert_gapless
 from tests.server.test_timer import logged, wait_for_seq
+from tests.waiting import until
 
 
 def bot_commands(sync_redis: redis.Redis, table: str) -> dict[str, int]:
@@ -181,10 +182,7 @@ async def test_a_bot_move_owed_by_a_dead_process_is_made_once(
     def prompted() -> set[int]:
         return set(game.prompts(game.decode_state(stored_state(sync_redis, table))))
 
-    deadline = time.monotonic() + 10
-    while prompted() != {me}:  # the bot may open the game: let it
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.05)
+    assert await until(lambda: prompted() == {me}, 10)  # the bot may open the game: let it
     first.kill()
     await client.close()
 
@@ -204,10 +202,7 @@ async def test_a_bot_move_owed_by_a_dead_process_is_made_once(
 
     start_server(), start_server()
     await wait_for_seq(sync_redis, table, owed + 1)
-    deadline = time.monotonic() + 10
-    while prompted() != {me}:  # the bot plays its whole turn, then it is mine again
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.05)
+    assert await until(lambda: prompted() == {me}, 10)  # the bot plays its whole turn, then it is mine again
     after = logged(sync_redis, table)[owed:]
     assert after and all(b.seat == 1 - me and not b.timeout for b in after)
     decided = bot_commands(sync_redis, table)

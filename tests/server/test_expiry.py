@@ -216,15 +216,9 @@ async def test_a_game_gone_mid_play_across_two_processes(start_server: ServerFac
             assert table not in p.client.last_seq
         assert time.monotonic() - started < 8
         for server in (one, two):
-            deadline = time.monotonic() + 5
-            while tables_followed(server) and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            assert tables_followed(server) == 0
-        deadline = time.monotonic() + 10  # its deadline, once claimed, finds no table and leaves the schedule
-        sync_redis.zadd(NO_PREFIX.due, {table: 0})
-        while sync_redis.zscore(NO_PREFIX.due, table) is not None and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        assert sync_redis.zscore(NO_PREFIX.due, table) is None
+            assert await until(lambda s=server: tables_followed(s) == 0, 5), tables_followed(server)
+        sync_redis.zadd(NO_PREFIX.due, {table: 0})  # its deadline, once claimed, finds no table and leaves the schedule
+        assert await until(lambda: sync_redis.zscore(NO_PREFIX.due, table) is None, 10)
     finally:
         await close(players)
     assert_clean_log(one, two)

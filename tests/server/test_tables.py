@@ -8,7 +8,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from typing import Any
 
 import msgspec
@@ -19,6 +18,7 @@ from server.launch import ROOT
 from server.store import Keys, decode_meta, encode
 from tests.server.conftest import ServerFactory
 from tests.server.players import close, play, seat_players
+from tests.waiting import until
 
 PREFIX = "tables-test"  # its own keys: other tests' tables in the shared store are none of these tests' business
 KEYS = Keys.named(PREFIX)
@@ -70,10 +70,7 @@ async def test_a_deadline_no_process_decides_is_listed_until_one_does(
     assert code == 1 and rows[table]["stuck"].startswith("its deadline passed"), rows
     assert rows[table]["overdue_s"] >= 1
     start_server("--key-prefix", PREFIX)
-    deadline = time.monotonic() + 10
-    while table in (rows := tables(store_url, "--stuck", "--late", "1")[1]) and time.monotonic() < deadline:
-        await asyncio.sleep(0.2)
-    assert table not in rows, rows
+    assert await until(lambda: table not in tables(store_url, "--stuck", "--late", "1")[1], 10)
 
 
 async def test_each_fault_a_table_cannot_leave_by_itself(

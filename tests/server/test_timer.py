@@ -18,6 +18,7 @@ from server.store import NO_ACTION, NO_PREFIX, Batch, decode_batch, decode_meta
 from tests.server.conftest import ServerFactory
 from tests.server.drive import stored_seq, to_a_duel
 from tests.server.players import close, seat_players
+from tests.waiting import until
 
 
 def logged(sync_redis: redis.Redis, table: str) -> list[Batch]:
@@ -25,10 +26,13 @@ def logged(sync_redis: redis.Redis, table: str) -> list[Batch]:
 
 
 async def wait_for_seq(sync_redis: redis.Redis, table: str, seq: int, seconds: float = 15.0) -> int:
-    deadline = time.monotonic() + seconds
-    while (now := stored_seq(sync_redis, table)) < seq:
-        assert time.monotonic() < deadline, f"table stuck at seq {now}, waiting for {seq}"
-        await asyncio.sleep(0.05)
+
+    def reached() -> int | None:
+        now = stored_seq(sync_redis, table)
+        return now if now >= seq else None
+
+    now = await until(reached, seconds)
+    assert now is not None, f"table stuck at seq {stored_seq(sync_redis, table)}, waiting for {seq}"
     return now
 
 

@@ -8,7 +8,6 @@ import os
 import re
 import signal
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import redis.asyncio as aioredis
@@ -22,20 +21,13 @@ from server.watchdog import Watchdog
 from tests.server.conftest import ServerFactory
 from tests.server.test_http import get
 from tests.server.test_workers import events, start_supervisor
+from tests.waiting import until_blocking
 
 
 def sample(text: str, name: str) -> float | None:
     """The value of the series ``name`` (with its labels as written) in a scrape, if there."""
     found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
     return float(found.group(1)) if found else None
-
-
-def until(check: Callable[[], object], timeout: float = 10.0) -> object:
-    deadline = time.monotonic() + timeout
-    while not (result := check()) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert result, "not so within the time"
-    return result
 
 
 def scrape(server: ServerProcess) -> str:
@@ -52,16 +44,16 @@ def test_a_store_that_stops_answering_fails_readiness_not_liveness(start_server:
     try:
         server = start_server(redis_url=valkey.url)
         assert get(f"{server.http}/healthz") == (200, b"ok\n") and get(f"{server.http}/readyz") == (200, b"ok\n")
-        until(lambda: sample(scrape(server), "hauntd_store_up") == 1.0)
+        assert until_blocking(lambda: sample(scrape(server), "hauntd_store_up") == 1.0)
         os.kill(valkey.process.pid, signal.SIGSTOP)  # as `redis-cli DEBUG SLEEP`, or a store swapping
-        until(lambda: get(f"{server.http}/readyz") == (503, b"store down\n"))
+        assert until_blocking(lambda: get(f"{server.http}/readyz") == (503, b"store down\n"))
         assert get(f"{server.http}/healthz") == (200, b"ok\n")
         metrics = scrape(server)
         assert sample(metrics, "hauntd_store_up") == 0.0 and "hauntd_lobby_tables NaN" in metrics, metrics
-        until(lambda: [line for line in server.log_lines() if line["event"] == "store_unresponsive"])
+        assert until_blocking(lambda: [line for line in server.log_lines() if line["event"] == "store_unresponsive"])
         os.kill(valkey.process.pid, signal.SIGCONT)
-        until(lambda: get(f"{server.http}/readyz") == (200, b"ok\n"))
-        back = until(lambda: [line for line in server.log_lines() if line["event"] == "store_responsive"])
+        assert until_blocking(lambda: get(f"{server.http}/readyz") == (200, b"ok\n"))
+        back = until_blocking(lambda: [line for line in server.log_lines() if line["event"] == "store_responsive"])
         assert isinstance(back, list) and float(back[0]["seconds"]) >= 1, back  # type: ignore[arg-type]
     finally:
         os.kill(valkey.process.pid, signal.SIGCONT)
@@ -75,7 +67,7 @@ def test_a_stopped_worker_shows_in_any_scrape_and_its_blocked_loop_in_its_log(tm
     supervisor = start_supervisor(tmp_path)
     try:
         beats = 'hauntd_heartbeat_timestamp_seconds{pid="%d"}'
-        until(lambda: all(sample(scrape(supervisor), beats % i) for i in (0, 1)))
+        assert until_blocking(lambda: all(sample(scrape(supervisor), beats % i) for i in (0, 1)))
         pid = int(str([line for line in events(supervisor, "worker_started") if line["worker"] == 1][-1]["pid"]))
         os.kill(pid, signal.SIGSTOP)
         try:
@@ -85,10 +77,8 @@ def test_a_stopped_worker_shows_in_any_scrape_and_its_blocked_loop_in_its_log(tm
             assert now - (sample(metrics, beats % 1) or 0) > 2.5 > now - (sample(metrics, beats % 0) or 0), metrics
         finally:
             os.kill(pid, signal.SIGCONT)
-        blocked = until(lambda: [line for line in events(supervisor, "event_loop_blocked") if line.get("worker") == 1])
-        assert isinstance(blocked, list) and float(blocked[0]["seconds"]) >= 1.5, (
-            blocked
-        )  # (3 s, less the tick it was waiting for)
+        blocked = until_blocking(lambda: [e for e in events(supervisor, "event_loop_blocked") if e.get("worker") == 1])
+        assert blocked and float(str(blocked[0]["seconds"])) >= 1.5, blocked  # (3 s, less the tick it was waiting for)
     finally:
         supervisor.kill(signal.SIGTERM)
 
@@ -122,7 +112,7 @@ async def test_deadlines_decided_late_and_notices_between_processes_are_measured
         for process in servers:
             assert process is not None
             process.send_signal(signal.SIGCONT)
-        until(lambda: sum(decided_late(a, b)) >= 1)  # (once they run again: on a loaded machine, not at once)
+        assert until_blocking(lambda: sum(decided_late(a, b)) >= 1)  # (once they run again: not at once when loaded)
     assert (sample(scrape(a), "hauntd_notice_lag_seconds_count") or 0) >= 1
     assert (sample(scrape(a), "hauntd_store_commit_seconds_count") or 0) >= 1
 
@@ -175,7 +165,7 @@ async def test_a_worker_silent_past_its_timeout_is_killed_and_its_clients_go_on(
         assert time.monotonic() - stopped < 10 and client.welcome.server != was
         [hung] = events(supervisor, "worker_hung")
         assert hung["worker"] == index and hung["pid"] == pid and float(str(hung["seconds"])) >= 2
-        until(lambda: len(events(supervisor, "worker_started")) == 3)  # started again in its place
+        assert until_blocking(lambda: len(events(supervisor, "worker_started")) == 3)  # started again in its place
     finally:
         await client.close()
         supervisor.kill(signal.SIGTERM)
@@ -189,4 +179,6 @@ async def test_connections_are_counted_by_kind(server: ServerProcess) -> None:
         await player.join(table, "Ada")
         await spectator.watch(table)
         kind = 'hauntd_connections_by_kind{kind="%s"}'
-        until(lambda: [sample(scrape(server), kind % k) for k in ("player", "spectator", "other")] == [1, 1, 1])
+        assert until_blocking(
+            lambda: [sample(scrape(server), kind % k) for k in ("player", "spectator", "other")] == [1, 1, 1]
+        )

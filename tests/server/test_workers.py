@@ -28,6 +28,7 @@ from tests.server.players import Player, assert_gapless, close, play
 from tests.server.test_cli import closed_port
 from tests.server.test_errors import actions_total
 from tests.server.test_http import get
+from tests.waiting import until_blocking
 
 
 def start_supervisor(tmp_path: Path, group: bool = False, env: dict[str, str] | None = None) -> ServerProcess:
@@ -53,9 +54,8 @@ def events(server: ServerProcess, name: str) -> list[dict[str, object]]:
 def wait_for(server: ServerProcess, name: str, count: int, timeout: float = 20) -> list[dict[str, object]]:
     """The log's ``name`` lines, once there are ``count`` (the supervisor looks at its workers five times a
     second, and a restarted worker takes a second or so to start)."""
-    deadline = time.monotonic() + timeout
-    while len(found := events(server, name)) < count and time.monotonic() < deadline:
-        time.sleep(0.1)
+    until_blocking(lambda: len(events(server, name)) >= count, timeout)
+    found = events(server, name)
     assert len(found) == count, found
     return found
 
