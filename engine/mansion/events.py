@@ -19,7 +19,8 @@ DiscardCause = Literal["action", "grim_grinning", "candlelight"]
 
 
 class RoundStarted(msgspec.Struct, tag="round_started"):
-    """M9: a round begins and its Event card is revealed (``events_left``: cards still in the Event deck)."""
+    """M9: a round begins and its Event card is revealed (``events_left``: cards still in the Event deck); the Final
+    Round's ``steps`` are 0 and its ``direction`` ``cw`` stands for none: its ghosts don't move (M12)."""
 
     round: int
     first: int

@@ -62,7 +62,8 @@ class View(msgspec.Struct):
     first: int
     turn: int
     event: EventName | None
-    event_steps: int  # the current Event card's printed steps and direction (M7), 0/"cw" before the first
+    event_steps: int  # the current Event card's printed steps and direction (M7), 0/"cw" before the first and on
+    # the Final Round, whose ghosts don't move (M12)
     event_direction: Literal["cw", "ccw", "either"]
     events_done: list[EventName]
     events_left: int
