@@ -7,7 +7,19 @@ from typing import Any, get_args
 import msgspec
 
 from protocol.errors import Code, ProtocolError
-from protocol.messages import NAME, PROTOCOL_VERSION, URL_SAFE, VISIBLE, ClientMsg, Hello, Join, Say, ServerMsg, unseen
+from protocol.messages import (
+    NAME,
+    PROTOCOL_VERSION,
+    REF_CHARS,
+    URL_SAFE,
+    VISIBLE,
+    ClientMsg,
+    Hello,
+    Join,
+    Say,
+    ServerMsg,
+    unseen,
+)
 
 _client_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ClientMsg)
 _server_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMsg)
@@ -21,6 +33,10 @@ class _Peek(msgspec.Struct):
     type: Any = None
     version: Any = msgspec.UNSET
     ref: Any = None
+
+    def echoed_ref(self) -> str | None:
+        """The ``ref`` to echo in the refusal: a string within ``REF_CHARS`` (else none, PROTOCOL.md)."""
+        return self.ref if isinstance(self.ref, str) and len(self.ref) <= REF_CHARS else None
 
 
 _peek_decoder: msgspec.json.Decoder[_Peek] = msgspec.json.Decoder(_Peek)
@@ -55,8 +71,7 @@ def decode_client(frame: bytes | str) -> ClientMsg:
         peek = _peek(frame)
         if peek is not None and peek.type == "hello" and not _is_ours(peek.version):
             raise _other_version(peek) from None
-        ref = peek.ref if peek is not None and isinstance(peek.ref, str) and len(peek.ref) <= 64 else None
-        raise ProtocolError(_classify(exc), _worded(str(exc)), ref) from None
+        raise ProtocolError(_classify(exc), _worded(str(exc)), peek.echoed_ref() if peek else None) from None
     except msgspec.DecodeError as exc:
         raise ProtocolError(Code.MALFORMED, str(exc)) from None
     except RecursionError:  # msgspec's own depth limit for JSON nested too deeply
@@ -96,7 +111,7 @@ def _peek(frame: bytes | bytearray | memoryview | str) -> _Peek | None:
 def _other_version(peek: _Peek) -> ProtocolError:
     said = "no version" if peek.version is msgspec.UNSET else "version " + _encoder.encode(peek.version).decode()
     message = f"this server speaks protocol version {PROTOCOL_VERSION}; the hello said {said}"
-    return ProtocolError(Code.VERSION, message, peek.ref if isinstance(peek.ref, str) else None)
+    return ProtocolError(Code.VERSION, message, peek.echoed_ref())
 
 
 class UnknownServerType(Exception):

@@ -25,7 +25,8 @@ PROTOCOL_VERSION = 1
 # ``re``), so "(?!\n)" refuses one there; in a JSON Schema (ECMA-262) pattern it changes nothing.
 URL_SAFE = r"^[A-Za-z0-9_-]+$(?!\n)"
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=32, pattern=URL_SAFE)]
-Ref = Annotated[str, msgspec.Meta(max_length=64)]
+REF_CHARS = 64  # a ref's longest (code points); a refused frame's ref is echoed only within it
+Ref = Annotated[str, msgspec.Meta(max_length=REF_CHARS)]
 # A display name is visible text: no control characters or line breaks, no bidi controls (a name shown reversed),
 # no invisible formatting (zero-width space, word joiner …; the joiners U+200C/D that shape emoji and scripts are
 # fine), none of the blank letters that pass for a name (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the

@@ -60,6 +60,8 @@ def test_bad_frames_get_their_code(frame: str, code: Code) -> None:
         ('{"type": "hello", "version": 2, "ref": "h1"}', "h1"),
         ('{"type": "ping", "x": 1, "ref": 5}', None),  # not a ref: not echoed
         ('{"type": "ping", "x": 1, "ref": "' + "r" * 65 + '"}', None),  # too long to be one
+        ('{"type": "hello", "version": 2, "ref": "' + "r" * 65 + '"}', None),  # another version's too
+        ('{"type": "hello", "version": 1.0, "ref": "' + "r" * 64 + '"}', "r" * 64),
         ('{"type": "nope"}', None),
     ],
 )
