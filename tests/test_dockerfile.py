@@ -57,7 +57,7 @@ def test_the_readme_tells_a_bind_mount_the_image_users_uid_and_to_keep_the_port(
     uid = re.search(r"useradd .*--uid (\d+)", DOCKERFILE)
     assert uid is not None
     readme = " ".join((ROOT / "README.md").read_text().split())
-    assert f"must be writable by the image's user, uid {uid.group(1)}" in readme
+    assert f"must be owned by the image's user, uid {uid.group(1)}" in readme
     assert (
         f"the health check asks port {Settings.port}, so a command of your own keeps `--port {Settings.port}`" in readme
     )
