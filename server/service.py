@@ -140,23 +140,36 @@ def deadlines(
     last one) and falls due at once for a bot, after ``grace`` for an away seat (at most ``turn_seconds``), after
     ``turn_seconds`` for anyone else, or never without a time limit — nor while the table is paused, every person
     at it away (the bots play on up to a person's decision): the server plays for an absent person, not a whole
-    table of them, for ever."""
+    table of them, for ever.  An away seat's decision asked together with a present person's of the same kind (a
+    duel's two dials, M17) falls due no sooner than theirs: its default, applied first, would tell them its bid."""
     out: dict[int, float] = {}
     if not meta.scheduled:
         return out
-    paused = meta.paused
-    for seat, prompt in game.prompts(state).items():
-        if paused and seat not in meta.bots:
+    prompts = game.prompts(state)
+    for seat, prompt in prompts.items():
+        if meta.paused and seat not in meta.bots:
             continue
+        due: float | None = None
+        if seat in meta.bots:
+            due = now
+        elif seat in meta.away:
+            due = now + min(grace, meta.turn_seconds if meta.turn_seconds is not None else math.inf)
+        elif meta.turn_seconds is not None:
+            due = now + meta.turn_seconds
         kept = meta.deadlines.get(seat)
         if kept is not None and seat != actor and before.get(seat) == prompt:
-            out[seat] = kept
-        elif seat in meta.bots:
-            out[seat] = now
-        elif seat in meta.away:
-            out[seat] = now + min(grace, meta.turn_seconds if meta.turn_seconds is not None else math.inf)
-        elif meta.turn_seconds is not None:
-            out[seat] = now + meta.turn_seconds
+            due = kept if due is None else min(kept, due)  # (an away seat's, put off for a present one's: its own)
+        if due is not None:
+            out[seat] = due
+    present = [seat for seat in prompts if seat not in meta.bots and seat not in meta.away]
+    for seat in meta.away:
+        if seat in out:
+            kind = prompts[seat].kind
+            latest = max((out.get(p, math.inf) for p in present if prompts[p].kind == kind), default=-math.inf)
+            if latest == math.inf:
+                del out[seat]
+            else:
+                out[seat] = max(out[seat], latest)
     return out
 
 
