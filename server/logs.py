@@ -19,11 +19,15 @@ INVITATION_SHOWN = 6
 def veil_invitations(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:
     """A private table's id is its invitation: whoever holds it may join or watch (README, Server and protocol).
     Log lines are read by operators and shipped to log services, so they name a table id longer than a public
-    one by its first six characters and "...": enough to find the table (``SCAN MATCH``), 92 bits short of joining."""
+    one by its first six characters and "...": enough to find the table (``SCAN MATCH``), 92 bits short of joining;
+    in every other field of the line too (a failure's message, ``TooNew``'s, names its table)."""
     for key in ("table", "rematch_of"):
         value = event.get(key)
         if isinstance(value, str) and len(value) > PUBLIC_ID_CHARS:
-            event[key] = value[:INVITATION_SHOWN] + "..."
+            shown = value[:INVITATION_SHOWN] + "..."
+            for field, text in event.items():
+                if isinstance(text, str) and value in text:
+                    event[field] = text.replace(value, shown)
     return event
 
 

@@ -190,6 +190,15 @@ async def test_every_refused_command_is_a_line_with_its_table_and_no_token(start
     assert wrong not in server.log_path.read_text() and token not in server.log_path.read_text()
 
 
+def test_a_private_tables_id_is_veiled_in_a_failures_message_too() -> None:
+    """A newer hauntd's table (``TooNew``) was logged ``too_new: "TooNew: table <the whole id> is stored in format
+    2 …"`` beside its veiled ``table`` field, on every process of the older version while versions were mixed."""
+    private = "aYPNHt8nv-v3qS-CKJNWog"
+    message = f"TooNew: table {private} is stored in format 2, newer than this server's 1: a newer hauntd serves it"
+    line = logs.veil_invitations(None, "warning", {"event": "notice_failed", "table": private, "too_new": message})
+    assert line == {"event": "notice_failed", "table": "aYPNHt...", "too_new": message.replace(private, "aYPNHt...")}
+
+
 async def test_a_private_table_is_logged_by_a_prefix_of_its_id(start_server: ServerFactory) -> None:
     """A private table's id is its invitation, and it was in every line of its life (``table_created``,
     ``seat_taken``, ``table_started``, ``table_over``, a refusal): whoever read the log could join or watch it.
