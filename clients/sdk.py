@@ -234,7 +234,12 @@ class Client:
     @property
     def down(self) -> bool:
         """Whether the connection dropped and has not come back yet (the client is trying again)."""
-        return self._reader is not None and not self._reader.done() and not self.connected and not self._closing
+        return self._running and not self.connected
+
+    @property
+    def _running(self) -> bool:
+        """Whether the client is connected or reconnecting: not yet connected, closed or ended, it is not."""
+        return self._reader is not None and not self._reader.done() and not self._closing
 
     @property
     def url(self) -> str:
@@ -253,6 +258,11 @@ class Client:
                 if tried == len(self.urls) - 1:
                     raise
                 self._at = (self._at + 1) % len(self.urls)
+        if self._closing:  # closed meanwhile: nothing is left running
+            self._connected.clear()
+            assert self._ws is not None
+            await self._ws.close()
+            raise ConnectionLost("client closed")
         self._reader = asyncio.create_task(self._read_loop())
         self._keeper = asyncio.create_task(self._keepalive())
         assert self.welcome is not None
@@ -267,6 +277,7 @@ class Client:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+        self._connected.clear()
         if self._ws is not None:
             with contextlib.suppress(Exception):
                 await self._ws.close()
@@ -339,7 +350,7 @@ class Client:
         """Send ``msg`` (built for this call: its ``ref`` is set here) and wait for the reply that echoes it.  While
         the connection is down the request waits, pending, for the reconnect to send it, and fails at its deadline
         like any other."""
-        if self._closing or self._reader is None or self._reader.done():
+        if not self._running:
             raise ConnectionLost("client closed" if self._closing else "not connected")
         if msg.ref is None:
             msg.ref = str(next(self._refs))
@@ -491,7 +502,7 @@ class Client:
             try:
                 await self.watch(table)  # its snapshot is noted as it arrives (``_dispatch``)
             except ConnectionLost:
-                if self._closing or not self.reconnect:
+                if not self._running or not self.reconnect:
                     raise  # (else asked again once the connection is back: nothing has left yet)
         noted = self.noted[table]
         noted.nonce = nonce if nonce is not None else noted.nonce or secrets.token_hex(16)
@@ -601,13 +612,14 @@ class Client:
     @contextlib.contextmanager
     def _following(self, table: str) -> Iterator[None]:
         """Deliver ``table``'s updates from now on (they are delivered only for tables in ``last_seq``: not for a
-        table forgotten while the server still sends); undone if the request fails."""
+        table forgotten while the server still sends); undone if the request fails before any was delivered (a
+        replay cut off keeps where it got to: asked again, it goes on from there, not from the start again)."""
         known = table in self.last_seq
         self.last_seq.setdefault(table, 0)
         try:
             yield
         except BaseException:
-            if not known:
+            if not known and not self.last_seq.get(table):
                 self.last_seq.pop(table, None)
             raise
 
@@ -866,13 +878,18 @@ class Client:
                     raise
                 self._at = (self._at + 1) % len(self.urls)  # that server may be down: try the next one
                 continue
+            if self._closing:  # (closed while it opened: ``close`` closes it, and nothing is sent on it)
+                break
             self.reconnects += 1
             self._delay = delay
+            if self._keeper is None or self._keeper.done():  # (the last server closed no idle connection)
+                self._keeper = asyncio.create_task(self._keepalive())
             # what is pending now was sent on a connection that dropped, or not at all: ``_restore`` sends it; a
             # request made from here on is sent at once, by its own ``_request``
             unanswered = [msg for future, msg, _ in self._pending.values() if not future.done()]
             self._restoring = asyncio.create_task(self._restore(unanswered))
             return
+        raise ConnectionLost("client closed")
 
     async def _restore(self, unanswered: list[ClientMessage]) -> None:
         """After a reconnect: follow every held seat and watched table again from the last ``seq`` delivered,

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import math
 import random
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -540,3 +541,121 @@ async def test_what_a_newer_server_adds_within_the_version_is_ignored_skipped_or
     assert isinstance(error, Error) and error.code == "haunted" and error.table == "t"
     assert isinstance(second, Events) and second.seq == 2
     assert refused.value.code == "haunted"
+
+
+def test_a_join_before_connect_raises_instead_of_spinning() -> None:
+    """``join`` watches the table first, and took the ``ConnectionLost`` of a client not connected for a drop to
+    wait out: it asked again, at once, for ever, never yielding to the event loop (run in a thread here, so that
+    the old behaviour fails the test instead of hanging it)."""
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(Client("ws://127.0.0.1:9").join("T", "Ada"))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert not thread.is_alive(), "join spun"
+    assert len(outcome) == 1 and isinstance(outcome[0], ConnectionLost), outcome
+
+
+async def test_a_close_while_connecting_leaves_no_connection_open() -> None:
+    """``close`` from another task while ``connect`` waited for the welcome found nothing to close; the connection
+    then opened, its reader waiting and its keepalive pinging for ever."""
+    welcome_now, closed = asyncio.Event(), asyncio.Event()
+
+    async def slow_welcome(ws: ServerConnection) -> None:
+        await ws.recv()  # the hello
+        await welcome_now.wait()
+        await ws.send(codec.encode(WELCOME), text=True)
+        await ws.wait_closed()
+        closed.set()
+
+    async with serve(slow_welcome, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}")
+        connecting = asyncio.ensure_future(client.connect())
+        await asyncio.sleep(0.2)
+        await client.close()
+        welcome_now.set()
+        with pytest.raises(ConnectionLost, match="client closed"):
+            await connecting
+        async with asyncio.timeout(5):
+            await closed.wait()
+    assert not client.connected and client._reader is None and client._keeper is None
+
+
+async def test_a_close_while_reconnecting_ends_the_reader_with_connection_lost() -> None:
+    """A reconnect that failed once ``close`` had begun left its loop with no socket, and the reader then failed
+    an ``assert``: ``recv`` and every waiting request raised ``AssertionError``."""
+
+    async def welcomes_then_drops(ws: ServerConnection) -> None:
+        await ws.recv()  # the hello
+        await ws.send(codec.encode(WELCOME), text=True)
+        ws.transport.abort()
+
+    async with serve(welcomes_then_drops, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", backoff=(0.01, 0.02))
+        await client.connect()
+
+        async def refused() -> None:
+            client._closing = True  # (as ``close`` does, while this attempt is under way)
+            raise OSError("refused")
+
+        client._open = refused  # type: ignore[method-assign]
+        with pytest.raises(ConnectionLost, match="client closed"):
+            await client.recv(5)
+        await client.close()
+
+
+async def test_a_server_with_an_idle_limit_after_one_without_gets_pings() -> None:
+    """The keepalive looked at the first server's welcome only: with no idle limit there it stopped for good, and
+    a server reconnected to that closes idle connections closed this one at each limit."""
+    idle = msgspec.structs.replace(WELCOME, limits=msgspec.structs.replace(WELCOME.limits, idle_seconds=0.3))
+    pinged = asyncio.Event()
+    opened = 0
+
+    async def first_without(ws: ServerConnection) -> None:
+        nonlocal opened
+        opened += 1
+        await ws.recv()  # the hello
+        await ws.send(codec.encode(WELCOME if opened == 1 else idle), text=True)
+        if opened == 1:
+            ws.transport.abort()
+            return
+        async for frame in ws:
+            if isinstance(codec.decode_client(frame), Ping):
+                pinged.set()
+
+    async with serve(first_without, "127.0.0.1", 0, compression=None) as server:
+        client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", backoff=(0.01, 0.02))
+        await client.connect()
+        try:
+            async with asyncio.timeout(5):
+                await pinged.wait()
+        finally:
+            await client.close()
+    assert opened == 2
+
+
+async def test_a_resume_cut_off_mid_replay_goes_on_from_where_it_got_to() -> None:
+    """A resume from the start whose connection dropped (or which timed out) after some of the replay was
+    delivered forgot how far it got: asked again, it replayed the table from the start, every update twice."""
+    client = Client("ws://unused")
+    asked: list[int | None] = []
+
+    async def request(msg: ClientMessage, *, timeout: float | None = None) -> Any:
+        assert isinstance(msg, Resume)
+        asked.append(msg.last_seq)
+        if len(asked) == 1:
+            client.last_seq["T"] = 4  # updates 1–4 delivered, then the drop
+            raise ConnectionLost("connection dropped")
+        return Snapshot(table="T", game="spook", seq=9, status="playing", seats=[], seat=0, ref=msg.ref)
+
+    client._request = request  # type: ignore[method-assign]
+    with pytest.raises(ConnectionLost):
+        await client.resume("T", "tok")
+    await client.resume("T", "tok")
+    assert asked == [0, 4]
