@@ -19,7 +19,8 @@ Code that only watches most updates can take them in as they arrive (``intercept
 for each.
 When the server closes idle connections (``welcome.limits.idle_seconds``) the client sends a ``ping`` whenever
 it has been quiet for a third of that.  A table the server reports gone (an unsolicited ``error`` ``not_found``
-naming it: it expired) is forgotten, and the error is delivered.
+naming it: it expired) is forgotten, and the error is delivered; one its store set back (the error's ``seq``, or a
+resume's ``bad_field`` with one) is delivered too, and followed again from that update: its snapshot comes next.
 What a newer server of the same protocol version adds is taken as PROTOCOL.md's "Compatibility within a version"
 asks: fields the client does not know are ignored, a message of a type it does not know is skipped (counted in
 ``skipped``, logged at debug level), and events and error codes it does not know are delivered as they came.  An
@@ -225,6 +226,7 @@ class Client:
         self._connected = asyncio.Event()
         self._closing = False
         self._restoring: asyncio.Task[None] | None = None
+        self._set_back: dict[str, asyncio.Task[None]] = {}  # tables followed again after their store set them back
 
     @property
     def connected(self) -> bool:
@@ -272,7 +274,7 @@ class Client:
         """Close the connection for good: requests still waiting raise ``ConnectionLost``, and so does ``recv``
         once the updates already received are read."""
         self._closing = True
-        for task in (self._keeper, self._reader, self._restoring):
+        for task in (self._keeper, self._reader, self._restoring, *self._set_back.values()):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -775,7 +777,10 @@ class Client:
             if ref is not None:
                 return  # the reply to a request: not an update
             if isinstance(msg, Error) and msg.table is not None and msg.code == "not_found":
-                self.forget(msg.table)  # the table is gone (expired): nothing more comes, nothing to resume
+                if msg.seq is not None and (msg.table in self.seats or msg.table in self.watching):
+                    self._follow_from(msg.table, msg.seq)  # set back: it is there as of ``seq``
+                else:
+                    self.forget(msg.table)  # the table is gone (expired): nothing more comes, nothing to resume
         elif not isinstance(msg, CHAT):  # (a line said here too: the stream has every line)
             return  # replies (welcome, joined, accepted …) only resolve their request
         self._deliver(msg)
@@ -927,6 +932,12 @@ class Client:
                 continue
             if not isinstance(reply, Error):
                 return
+            if reply.code == "bad_field" and reply.seq is not None and reply.seq < last:
+                reply.table = table  # set back while this client was away: the application is told, and it goes on
+                self._deliver(reply)
+                self.last_seq[table] = reply.seq
+                self._over.pop(table, None)
+                continue
             if reply.code not in RESUME_RETRYABLE:
                 if reply.code == "not_found":
                     self.forget(table)  # gone (expired) meanwhile: not resumed again
@@ -935,6 +946,16 @@ class Client:
                 return
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(self.backoff[1], delay * 2)
+
+    def _follow_from(self, table: str, seq: int) -> None:
+        """Follow ``table`` again from its update ``seq``, where its store set it back (PROTOCOL.md): the updates
+        delivered after it are void, and its snapshot there comes next."""
+        self.last_seq[table] = min(self.last_seq.get(table, 0), seq)
+        self._over.pop(table, None)
+        if table not in self._set_back:
+            task = asyncio.ensure_future(self._follow_again(table))
+            self._set_back[table] = task
+            task.add_done_callback(lambda _: self._set_back.pop(table, None))
 
     def _fail_pending(self, exc: BaseException, *, everything: bool) -> None:
         """Fail requests waiting for a reply; those safe to repeat survive a reconnect (they are re-sent)

@@ -35,8 +35,9 @@ class Code(StrEnum):
 class ProtocolError(Exception):
     """A refusal carrying its wire code; raised anywhere below the connection and turned into a reply."""
 
-    def __init__(self, code: Code, message: str = "", ref: str | None = None) -> None:
+    def __init__(self, code: Code, message: str = "", ref: str | None = None, seq: int | None = None) -> None:
         super().__init__(f"{code.value}: {message}" if message else code.value)
         self.code = code
         self.message = message or code.value
         self.ref = ref  # the refused frame's ``ref``, when it could not be decoded as a message but had one
+        self.seq = seq  # the table's last stored update, for a ``last_seq`` past it (``Error.seq``)

@@ -466,12 +466,15 @@ class Chat(ServerMessage, tag="chat"):
 
 class Error(ServerMessage, tag="error"):
     """A frame that was not a valid command, or a refused request other than ``act``; or, unsolicited and naming
-    its ``table``, the end of a table followed (``not_found``: it is gone, e.g. expired): no more updates of it."""
+    its ``table``, the end of a table followed (``not_found``: it is gone, e.g. expired): no more updates of it.
+    ``seq``: the table's last stored update, where its store set it back (that notice) or a ``last_seq`` past it
+    was refused (``bad_field``): follow it again from there."""
 
     code: str
     message: str
     ref: str | None = None
     table: str | None = None
+    seq: int | None = None
 
 
 ServerMsg = (

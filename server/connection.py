@@ -253,10 +253,10 @@ class Connection:
     def reply(self, msg: Any) -> None:
         self.send(codec.encode(msg))
 
-    def error(self, code: Code, message: str, ref: str | None = None) -> None:
+    def error(self, code: Code, message: str, ref: str | None = None, seq: int | None = None) -> None:
         self.noted = True
         self.app.metrics.rejections.labels(code.value).inc()
-        self.reply(Error(code=code.value, message=message, ref=ref))
+        self.reply(Error(code=code.value, message=message, ref=ref, seq=seq))
 
     async def _write(self) -> None:
         """Drain the queue (only used while the socket is backed up), waiting for the socket each time."""
@@ -352,7 +352,7 @@ class Connection:
         try:
             await self._dispatch(msg)
         except ProtocolError as exc:
-            self._refuse(msg, exc.code, exc.message)
+            self._refuse(msg, exc.code, exc.message, exc.seq)
         except Missing as exc:  # the table is not stored (never was, or expired: its hub, if any, is ended)
             self._refuse(msg, Code.NOT_FOUND, f"no table {exc}")
         except TooNew as exc:  # versions are mixed (a rolling upgrade) or were rolled back: another server may serve it
@@ -364,7 +364,7 @@ class Connection:
             self._refuse(msg, Code.INTERNAL, f"server fault (the store may be restarting): send it again{again}")
         return True
 
-    def _refuse(self, msg: ClientMsg, code: Code, message: str) -> None:
+    def _refuse(self, msg: ClientMsg, code: Code, message: str, seq: int | None = None) -> None:
         """An action is answered ``rejected`` (with its ``cmd``), anything else ``error``; either is logged (only
         actions were: a player's resume refused ``auth``, a start ``already_started``, left no line at all), but
         past the rate limit it is only counted, so a client's lines are bounded by its allowance as its work is: one
@@ -376,7 +376,7 @@ class Connection:
             self.app.metrics.rejections.labels(code.value).inc()
             self.reply(Rejected(table=msg.table, cmd=msg.cmd, code=code.value, message=message, ref=msg.ref))
         else:
-            self.error(code, message, msg.ref)
+            self.error(code, message, msg.ref, seq)
 
     # -- tables followed ---------------------------------------------------------------------------------
     @contextlib.asynccontextmanager

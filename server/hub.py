@@ -185,9 +185,8 @@ class Hub:
                 "table_set_back", table=self.table, seq=self.latest.seq, stored=stored, followers=len(followers)
             )
             why = f"its store lost the updates after {stored}: follow it again from the start"
-        notice = codec.encode(
-            Error(code=Code.NOT_FOUND.value, message=f"table {self.table} is gone ({why})", table=self.table)
-        )
+        message = f"table {self.table} is gone ({why})"
+        notice = codec.encode(Error(code=Code.NOT_FOUND.value, message=message, table=self.table, seq=stored))
         for conn in followers:
             conn.send(notice)
             conn.done(self)
@@ -243,6 +242,7 @@ class Hub:
                     raise ProtocolError(
                         Code.BAD_FIELD,
                         f"last_seq {last_seq} is past the table's last update, {self.seq}: follow it from the start",
+                        seq=self.seq,
                     )
             if audience is not None and not self._holds(audience, holder):
                 await self._advance(await self.load(), None)

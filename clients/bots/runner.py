@@ -110,6 +110,8 @@ class SeatBot:
         if getattr(msg, "table", self.table) != self.table:
             return False
         self.observe(msg)
+        if isinstance(msg, Error) and msg.seq is not None:
+            return False  # its store set the table back: the client follows it again from there (a snapshot next)
         if isinstance(msg, GameOver | Error):
             return True
         if not isinstance(msg, TABLE_STATES):

@@ -307,3 +307,29 @@ def test_a_state_file_of_another_table_or_of_no_seat_is_refused_in_one_line(
     said = capsys.readouterr().err
     assert said.startswith(f"hauntd bot: {state} holds no seat (") and said.endswith("remove it to take a new one\n")
     assert token not in said and state.exists()  # (an operator's file: left for them to look at)
+
+
+async def test_bots_play_on_at_a_table_their_store_sets_back(
+    start_server: Callable[..., ServerProcess], sync_redis: Any
+) -> None:
+    """The store comes back from an older copy of the table mid-game: each bot is told (``not_found`` with the
+    table's ``seq``) and plays on from there (the SDK forgot the seat and the bot stopped on the error).  (The
+    rate limit makes the game last some seconds: unslowed, it was over before the store was set back.)"""
+    from tests.server.drive import stored_seq
+    from tests.server.test_set_back import copy, put_back
+    from tests.waiting import until
+
+    server = start_server("--rate", "20", "--burst", "4")
+    async with Client(server.url) as owner:
+        table = await owner.create("mansion", 3)
+        bots = asyncio.gather(
+            *(run_bot(server.url, table, seat=i, name=f"bot{i}", strategy_name="random", game="auto", seed=i)
+              for i in range(3))
+        )  # fmt: skip
+        assert await until(lambda: stored_seq(sync_redis, table) >= 5, 20)
+        older, at = copy(sync_redis, table), stored_seq(sync_redis, table)
+        assert await until(lambda: stored_seq(sync_redis, table) >= at + 3, 20)
+        put_back(sync_redis, table, older)
+        summaries = await asyncio.wait_for(bots, 60)
+    assert all(len(s["scores"]) == 3 and s["scores"] == summaries[0]["scores"] for s in summaries)
+    assert [line["stored"] for line in server.log_lines() if line["event"] == "table_set_back"] == [at]

@@ -134,6 +134,29 @@ async def test_a_resume_refused_for_a_passing_reason_is_asked_again() -> None:
     assert len(sent) == 3 and client.seats["T"].token == "tok"
 
 
+async def test_a_seat_resumed_past_where_its_store_set_the_table_back_goes_on_from_there() -> None:
+    """Away while the store was set back, the client asks from an update the table no longer has: refused
+    ``bad_field`` with the table's ``seq``, it tells the application (the updates after it are void) and resumes
+    from there (it gave up, the seat held and never followed again, on every reconnect)."""
+    client = Client("ws://unused", backoff=(0.001, 0.01))
+    client.seats["T"] = Seat("T", 0, "tok")
+    client.last_seq["T"] = 20
+    asked: list[int | None] = []
+
+    async def request(msg: ClientMessage, *, timeout: float | None = None) -> Any:
+        assert isinstance(msg, Resume)
+        asked.append(msg.last_seq)
+        if len(asked) == 1:
+            return Error(code="bad_field", message="last_seq 20 is past the table's last update, 12", seq=12)
+        return Snapshot(table="T", game="spook", seq=12, status="playing", seats=[], seat=0, ref=msg.ref)
+
+    client._request = request  # type: ignore[method-assign]
+    await client._follow_again("T")
+    told = await client.recv(1)
+    assert isinstance(told, Error) and (told.table, told.seq) == ("T", 12)
+    assert asked == [20, 12] and client.last_seq["T"] == 12 and client.seats["T"].token == "tok"
+
+
 async def test_a_refusal_for_good_is_not_sent_again() -> None:
     client = Client("ws://unused", backoff=(0.001, 0.01))
     client.seats["T"] = Seat("T", 0, "tok")

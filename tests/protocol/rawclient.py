@@ -105,7 +105,7 @@ SERVER_MESSAGES: dict[str, Shape] = {
     "pong": ({"time": NUM}, {"ref": STR}),
     "said": ({"table": STR, "n": INT, "seat": INT, "name": STR, "text": STR, "time": NUM}, {"ref": STR}),
     "chat": ({"table": STR, "lines": LIST}, {}),
-    "error": ({"code": STR, "message": STR}, {"ref": STR, "table": STR}),
+    "error": ({"code": STR, "message": STR}, {"ref": STR, "table": STR, "seq": INT}),
 }
 
 GAME_INFO: Shape = ({"name": STR, "title": STR, "min_seats": INT, "max_seats": INT}, {})

@@ -11,7 +11,7 @@ from websockets.asyncio.client import ClientConnection
 
 from clients.sdk import Client
 from protocol.errors import Code
-from protocol.messages import Act, Error
+from protocol.messages import Act, Error, Snapshot
 from server.service import token_digest
 from server.store import NO_PREFIX, Missing
 from tests.server.conftest import ServerFactory
@@ -70,9 +70,11 @@ async def test_a_table_set_back_ends_its_hub_at_the_resync_or_the_next_command(
         assert hub.gone and fanout.hubs == {}
 
 
-async def test_players_of_a_table_set_back_are_told_and_play_on_from_the_start(
+async def test_players_of_a_table_set_back_are_told_and_play_on_from_where_it_is(
     start_server: ServerFactory, sync_redis: redis.Redis
 ) -> None:
+    """The notice says which update the table is at now (``seq``), and so does a resume's refusal past it; the SDK
+    follows the table again from there by itself (it forgot the table and its seat: a bot waited for ever)."""
     server = start_server("--rate", "1e6", "--burst", "1000000")
     table, players = await seat_players([server.url], seats=2, game="ghost-at-home", seed=3)
     try:
@@ -85,15 +87,17 @@ async def test_players_of_a_table_set_back_are_told_and_play_on_from_the_start(
         for p in players:  # within a resync (2 s), after the updates still unread
             while not isinstance(told := await p.client.recv(timeout=10), Error):
                 pass
-            assert told.code == Code.NOT_FOUND and f"after {stored}" in told.message
+            assert told.code == Code.NOT_FOUND and told.seq == stored and f"after {stored}" in told.message
+            assert p.client.seats[table].token in tokens and p.client.last_seq[table] == stored
         stale: ClientConnection = await raw(server.url)  # a client still at the seq it was sent
         reply, _ = await ask(stale, {"type": "resume", "table": table, "token": tokens[0], "last_seq": 20}, "r")
         assert reply["code"] == Code.BAD_FIELD and f"past the table's last update, {stored}" in reply["message"]
+        assert reply["seq"] == stored
         await stale.close()
-        for p, token in zip(players, tokens, strict=True):  # (the client forgot the table: from the start)
-            assert (await p.client.resume(table, token)).seq == stored
-        await play(players)
+        await play(players)  # from the snapshot each client asked for by itself
         assert all(p.result is not None for p in players)
+        for p in players:
+            assert [m.seq for m in p.received if isinstance(m, Snapshot)][-1] == stored
     finally:
         await close(players)
     (line,) = [line for line in server.log_lines() if line["event"] == "table_set_back"]
