@@ -45,6 +45,10 @@ from server.launch import ServerProcess
 GAMES = ("mansion", "spook", "ghost-at-home")
 CONNECT_TIMEOUT = 60.0  # seconds the connect phase may take (``--connect-timeout``): 1,000 tables take some 7 s here
 START_GRACE = 30.0  # seconds a load process of ``--processes`` may take to start, on top of its connect phase
+STILL_AT_END = 5.0
+"""A table whose seats have heard nothing for this long (or ``--game-timeout``, if shorter) when the window ends
+is counted ``stalled``: the watchdog, waiting ``--game-timeout`` (60 s), never looks at a stall younger than that,
+so a 10 s run with a table stuck from its third second reported no error."""
 
 
 class ConnectFailed(Exception):
@@ -174,8 +178,8 @@ class TableSlot:
         game = self._game()
         strategy: list[Strategy] = [get_strategy(game, self.plan.strategy) for _ in self.clients]
         creator = self.clients[0]
+        self.clock = Clock(self.plan.seats)  # (the last game's, silent a while, let the watchdog end this one)
         table = await creator.create(game, self.plan.seats, private=True)  # nobody else is to sit down
-        self.clock = Clock(self.plan.seats)
         bots = []
         for i, client in enumerate(self.clients):
             held = await client.join(table, f"bot{i}", i)
@@ -213,9 +217,13 @@ class TableSlot:
                 await self.close()
                 await asyncio.sleep(0.5)
 
+    def silent(self, limit: float) -> bool:
+        """Whether its game is under way and none of its seats has received anything for ``limit`` seconds."""
+        return self.game is not None and not self.game.done() and time.perf_counter() - self.clock.heard > limit
+
     def watch(self, limit: float) -> None:
-        """Cancel the game when none of its seats has received anything for ``limit`` seconds."""
-        if self.game is not None and not self.game.done() and time.perf_counter() - self.clock.heard > limit:
+        """Cancel the game when it has been ``silent`` for ``limit`` seconds."""
+        if self.game is not None and self.silent(limit):
             self.stalled = True
             self.game.cancel()
 
@@ -340,10 +348,12 @@ async def _play(
     elapsed = time.perf_counter() - started
     cpu = watched.cpu_seconds()
     watched.sample()
-    connections = stats.connections
     stats.down = _down(slots)
+    connections = stats.connections - stats.down
     if stats.down:  # a server that died or went out of reach: nothing else would count it as an error
         stats.errors["connection_down"] += stats.down
+    if still := sum(slot.silent(min(plan.game_timeout, STILL_AT_END)) for slot in slots):
+        stats.errors["stalled"] += still
     stop.set()
     for task in [*runners, ticker]:
         task.cancel()
@@ -541,7 +551,8 @@ def add_table_arguments(parser: argparse.ArgumentParser, *, game: str, game_time
         "--game-timeout",
         type=positive,
         default=game_timeout,
-        help="seconds a game's seats may receive nothing before it counts as stalled (default: %(default)s)",
+        help="seconds a game's seats may receive nothing before it is ended and counted as stalled (default: "
+        "%(default)s; a game silent for 5 s when the window ends counts too)",
     )
 
 

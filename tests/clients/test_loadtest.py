@@ -245,12 +245,14 @@ async def test_the_progress_line_counts_the_connections_while_the_seats_connect(
     assert lines == ["    1s   connecting: 0 of 4 connections open", "    2s   connecting: 0 of 4 connections open"]
 
 
-def test_a_spawned_server_stopped_mid_run_is_reported_stalled_and_ended() -> None:
+@pytest.mark.parametrize(("game_timeout", "duration"), [("1", "4"), ("60", "8")])
+def test_a_spawned_server_stopped_mid_run_is_reported_stalled_and_ended(game_timeout: str, duration: str) -> None:
     """SIGSTOP on the server of ``--spawn`` mid-run: the run waited 10 s per seat of a table to close its
     connections one after another, then ended in a ``TimeoutExpired`` traceback, no report, and the server left
-    stopped (SIGTERM waits on a stopped process)."""
-    command = [sys.executable, "-m", "server.cli", "loadtest", "--spawn", "--tables", "2", "--duration", "4"]
-    command += ["--game-timeout", "1", "--progress"]
+    stopped (SIGTERM waits on a stopped process).  With the watchdog's ``--game-timeout`` (60 s by default) longer
+    than the stall, the run reported no error at all and ended 0: the tables silent at the end count now."""
+    command = [sys.executable, "-m", "server.cli", "loadtest", "--spawn", "--tables", "2", "--duration", duration]
+    command += ["--game-timeout", game_timeout, "--progress"]
     run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert run.stderr is not None
