@@ -152,10 +152,12 @@ function drawPage() {
   const scrollTop = log ? log.scrollTop : 0;
   const boardLeft = app.querySelector(".board")?.scrollLeft ?? null; // a phone's wide board, scrolled sideways
   if (!state.renderer) {
-    app.replaceChildren(h("p", { class: "loading" }, t("conn.connecting")));
+    // (a game's drawing that failed to load says why, and is tried again at the next update)
+    app.replaceChildren(h("p", { class: "loading" }, table.error ? table.error() : t("conn.connecting")));
     return;
   }
   app.replaceChildren(renderTable(state.renderer, table, tableHandlers));
+  table.drawnSeq = table.seq; // the update whose choices are on the screen
   fitTexts(app);
   document.body.dataset.screen = "table";
   const newLog = app.querySelector(".log-lines");
@@ -257,8 +259,23 @@ const conn = new Connection(serverUrl(), {
       render();
     }
   },
-  onError: showError,
+  onError(err) {
+    if (err.seq !== null && err.table) setBack(err.table, err.seq);
+    else if (!err.table || !state.table || err.table === state.table.id) showError(err, err.table ?? undefined);
+    // (else a table this tab followed in the background, a lobby it waited at, say: not the one it shows)
+  },
 });
+
+/** The store set table ``id`` back to its update ``seq`` (PROTOCOL.md): the updates after it are void; the table
+ * shown is followed again from there (its snapshot next), a seat this tab holds elsewhere is resumed so. */
+function setBack(id, seq) {
+  const table = state.table;
+  if (table && table.id === id) {
+    table.setBack(seq);
+    follow(table, seq);
+    render();
+  } else if (conn.seats.has(id)) conn.resume(id, conn.seats.get(id));
+}
 
 async function loadRenderer(game) {
   let renderer;
@@ -288,6 +305,10 @@ function follow(table, lastSeq, back = false) {
       }
     },
     (err) => {
+      if (err.code === "bad_field" && err.seq !== null && err.seq < lastSeq) {
+        table.setBack(err.seq); // set back while this tab was away (a reload, a reconnect)
+        return follow(table, err.seq, back);
+      }
       if (table.seated && err.code === "auth") {
         forgetSeat(table.id);
         table.seat = table.token = null;
@@ -552,7 +573,8 @@ const tableHandlers = {
 /** Send one of the offered choices. */
 async function act(action) {
   const table = state.table;
-  if (!table || !table.choices.length) return;
+  // (not a button drawn for an update before the last, whose redraw is still to come: sent with the last one's seq)
+  if (!table || !table.choices.length || table.drawnSeq !== table.seq) return;
   table.pending = { seq: null };
   table.error = null;
   state.acts += 1;

@@ -13,10 +13,13 @@ const PROBE_MS = 4000;
 export const REFOLLOWED = 5;
 
 class ServerError extends Error {
-  constructor(code, message) {
+  /** ``table`` and ``seq``: an error's own (a table gone, or its store set back to ``seq``, PROTOCOL.md). */
+  constructor(code, message, { table = null, seq = null } = {}) {
     super(`${code}: ${message}`);
     this.code = code;
     this.detail = message;
+    this.table = table;
+    this.seq = seq;
   }
 }
 
@@ -138,14 +141,14 @@ export class Connection {
     const waiter = msg.ref ? this.pending.get(msg.ref) : undefined;
     if (waiter) {
       this.pending.delete(msg.ref);
-      if (msg.type === "error") waiter.reject(new ServerError(msg.code, msg.message));
+      if (msg.type === "error") waiter.reject(new ServerError(msg.code, msg.message, msg));
       else waiter.resolve(msg);
     }
     const held = msg.seq && this.seats.get(msg.table);
-    if (held && msg.seq > held.seq) held.seq = msg.seq;
+    if (held && (msg.seq > held.seq || msg.type === "error")) held.seq = msg.seq; // (an error's: set back to it)
     if (msg.type === "game_over") this.seats.delete(msg.table); // (nothing left to wait for there)
     if (UPDATES.has(msg.type)) this.onUpdate(msg);
-    else if (msg.type === "error" && !waiter) this.onError(new ServerError(msg.code, msg.message));
+    else if (msg.type === "error" && !waiter) this.onError(new ServerError(msg.code, msg.message, msg));
   }
 
   /** Send ``msg`` and resolve with its reply (an ``error`` reply rejects with a ServerError). */
@@ -171,12 +174,20 @@ export class Connection {
    * itself): a lobby table whose seated players no connection follows is abandoned (``limits.abandoned_after``), so
    * a tab gone back to the lobby, still there for its table, would let it be unlisted by a reconnect. */
   refollow(shown) {
-    for (const [table, { token, seq }] of [...this.seats].slice(-REFOLLOWED)) {
-      if (table === shown) continue;
-      this.request({ type: "resume", table, token, last_seq: seq }).catch((err) => {
-        if (err.code === "auth" || err.code === "not_found") this.seats.delete(table); // the seat is gone
-      });
+    for (const [table, held] of [...this.seats].slice(-REFOLLOWED)) {
+      if (table !== shown) this.resume(table, held);
     }
+  }
+
+  /** Follow a seat ``held`` here again, from the last update it had; from an earlier one where its store set the
+   * table back (PROTOCOL.md: a ``last_seq`` past the table's refused with its ``seq``). */
+  resume(table, held) {
+    this.request({ type: "resume", table, token: held.token, last_seq: held.seq }).catch((err) => {
+      if (err.code === "bad_field" && err.seq !== null && err.seq < held.seq) {
+        held.seq = err.seq;
+        this.resume(table, held);
+      } else if (err.code === "auth" || err.code === "not_found") this.seats.delete(table); // the seat is gone
+    });
   }
 }
 

@@ -49,6 +49,7 @@ export class TableState {
     this.rematch = null; // {table, seat}: the finished table's rematch and the seat that asked for it
     this.drawing = {};
     this.pending = null; // {seq}: an action sent, waiting for its outcome
+    this.drawnSeq = null; // the update the choices on the screen were drawn for (``drawPage``)
     this.error = null; // () => the error shown, in the page's language
     this.offline = false; // the connection is down: nothing can be sent
     this.refreshing = false;
@@ -181,6 +182,18 @@ export class TableState {
     const prompt = this.prompts.find((p) => p.seat === seat);
     if (!prompt || prompt.due !== undefined || this.seats[seat]?.bot || this.seats.every((s) => s.bot || s.away)) return null;
     return this.stillSince + after * 1000;
+  }
+
+  /** Its store set the table back to its update ``seq`` (PROTOCOL.md): what came after is void; the snapshot there,
+   * asked for next, is the table. */
+  setBack(seq) {
+    this.log = this.log.filter((entry) => entry.seq <= seq);
+    this.seq = seq;
+    this.viewSeq = this.promptSeq = -1; // (the snapshot at ``seq`` is taken, not ignored as older than the view)
+    this.prompts = [];
+    this.legal = [];
+    this.pending = null;
+    this.result = this.secret = this.nonces = this.checks = null;
   }
 
   /** An action waiting for its outcome is done once the view has caught up with it. */

@@ -1,0 +1,50 @@
+"""A table its store sets back, in the browser: the page is told (an unsolicited ``not_found`` with the table's
+``seq``, PROTOCOL.md), drops the updates after it and plays on from its snapshot there.  It showed "table gone",
+stopped following, and every reconnect then resumed past the table's last update, refused: only a reload helped.
+The store's side is simulated as in ``tests/server/test_set_back.py``: a copy of the table's keys put back."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import redis
+
+from clients.sdk import Client
+from server.launch import ServerProcess
+from tests.server.conftest import sync_redis  # noqa: F401  (the store the page's server uses)
+from tests.server.drive import stored_seq
+from tests.server.test_set_back import copy, put_back
+from tests.web.play import CHOICES, GAME_OVER, assert_final_scores, click_a_choice, create_table, play_to_the_end
+from tests.web.test_page import game_over
+
+
+async def test_the_page_plays_on_from_where_its_store_set_the_table_back(
+    page: Any,
+    server: ServerProcess,
+    sync_redis: redis.Redis,  # noqa: F811
+) -> None:
+    await page.set_checked("#create-form input[name=bots]", True)
+    table = await create_table(page)
+    async with Client(server.url, client="web-test-watcher") as watcher:
+        await watcher.watch(table)
+        ending = asyncio.create_task(game_over(watcher))
+        try:
+            await page.wait_for_selector("#start:not([disabled])")
+            await page.click("#start")
+            await page.wait_for_selector(CHOICES)  # the page's decision: the bots wait for it
+            older, at = copy(sync_redis, table), stored_seq(sync_redis, table)
+            rng = random.Random(5)
+            while stored_seq(sync_redis, table) < at + 3:
+                await page.wait_for_selector(f"{GAME_OVER}, {CHOICES}")
+                assert not await page.is_visible(GAME_OVER), "the game ended before the store was set back"
+                await click_a_choice(page, rng, on_board=False)
+            put_back(sync_redis, table, older)
+            await play_to_the_end(page, 6)
+            result = await asyncio.wait_for(ending, 30)
+        finally:
+            ending.cancel()
+    await assert_final_scores(page, result)
+    assert await page.locator(".table-error, .error").count() == 0
+    assert [line["stored"] for line in server.log_lines() if line["event"] == "table_set_back"] == [at]
