@@ -145,9 +145,10 @@ def deadlines(
     out: dict[int, float] = {}
     if not meta.scheduled:
         return out
+    paused = meta.paused
     prompts = game.prompts(state)
     for seat, prompt in prompts.items():
-        if meta.paused and seat not in meta.bots:
+        if paused and seat not in meta.bots:
             continue
         due: float | None = None
         if seat in meta.bots:
