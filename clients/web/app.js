@@ -233,9 +233,10 @@ function showError(err, id = state.table?.id) {
 // -- the connection ----------------------------------------------------------------------------------------
 const conn = new Connection(serverUrl(), {
   onUpdate(msg) {
-    const table = state.table;
-    if (!table || msg.table !== table.id) return;
+    const table = state.table?.id === msg.table ? state.table : left.get(msg.table);
+    if (!table) return;
     if (table.update(msg)) table.refresh((m) => conn.request(m), render);
+    if (table !== state.table) return; // (one left for the lobby, kept up to date for the way back)
     if (msg.type === "game_over") fairnessChecks(table).then((checks) => ((table.checks = checks), render()));
     if (!state.renderer && table.game) loadRenderer(table.game);
     render();
@@ -328,7 +329,13 @@ function showTable(id) {
   if (state.table && state.table.id === id) return;
   leaveScreen();
   const held = savedSeat(id);
-  state.table = new TableState(id, held ? { ...fairness(id), ...held } : {});
+  const again = left.get(id);
+  left.delete(id);
+  if (again && again.token === (held?.token ?? null)) state.table = again; // its log whole: nothing is replayed
+  else {
+    again?.dispose();
+    state.table = new TableState(id, held ? { ...fairness(id), ...held } : {});
+  }
   if (!held) state.table.kept = keptSeat(id); // offered to take back
   state.table.offline = !conn.ws;
   [state.error, state.errorCode] = [null, null];
@@ -336,15 +343,27 @@ function showTable(id) {
   render();
 }
 
+/** The tables left for the lobby that this tab's connection still follows, by id, the last left last: kept up to
+ * date, so the way back shows each as it is with its whole log (the server replays nothing to a connection that
+ * follows a table already, so a table drawn anew began its log at the way back). */
+const left = new Map();
+
 function leaveScreen() {
-  if (state.table) state.table.dispose();
+  const table = state.table;
+  if (table && table.status !== "lobby") {
+    left.set(table.id, table);
+    for (const id of [...left.keys()].slice(0, -REFOLLOWED)) {
+      left.get(id).dispose();
+      left.delete(id);
+    }
+  } else if (table) table.dispose();
   state.table = null;
   state.renderer = null;
 }
 
 function showLobby() {
   leaveScreen();
-  if (location.hash) history.pushState(null, "", "#/");
+  if (location.hash && location.hash !== "#/") history.pushState(null, "", "#/"); // (not on Back to it: Forward stays)
   render();
   refreshTables();
 }

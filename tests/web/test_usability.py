@@ -875,16 +875,24 @@ async def _seconds_left(page: Any, where: str = "#prompt.mine .deadline") -> int
 
 async def test_the_way_back_to_a_game_under_way(page: Any) -> None:
     """ "Back to the lobby" in the middle of a game: the game is no longer among the open tables, so the lobby
-    lists the tables this tab holds a seat at, each with the way back to its seat."""
+    lists the tables this tab holds a seat at, each with the way back to its seat; back there, the game's log is
+    whole (it began at the way back: the server replays nothing to a connection that follows the table)."""
     await page.set_checked("#create-form input[name=bots]", True)
     table = await create_table(page, seats=2)
     await page.click("#start:not([disabled])")
     await page.wait_for_selector(CHOICES)
+    assert "The game begins." in await page.inner_text("#log")
     await page.click(".board-head button.link")
     await page.click(f"#my-tables tr[data-table='{table}'] button", timeout=5000)
     await page.wait_for_selector(f".table-screen[data-table='{table}'] svg.mansion-board")
     assert await page.is_visible("#seats .seat-row.me .badge.you")
     await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
+    assert "The game begins." in await page.inner_text("#log")
+    await page.go_back()  # the lobby, and forward to the table again: the same
+    await page.wait_for_selector("#my-tables")
+    await page.go_forward()
+    await page.wait_for_selector(f"{CHOICES}, {GAME_OVER}")
+    assert "The game begins." in await page.inner_text("#log")
 
 
 async def test_a_friend_joins_from_the_tables_link(page: Any) -> None:
