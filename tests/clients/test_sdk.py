@@ -54,6 +54,13 @@ WELCOME = Welcome(
 SIZES = [0, 1, 60, 125, 126, 300, 65535, 70_000]
 
 
+async def welcome_then_drop(ws: ServerConnection) -> None:
+    """A server that welcomes the hello, then drops the connection."""
+    await ws.recv()  # the hello
+    await ws.send(codec.encode(WELCOME), text=True)
+    ws.transport.abort()
+
+
 def update(seq: int, size: int) -> bytes:
     """An ``events`` frame's JSON of about ``size`` bytes (a long table id pads it)."""
     return codec.encode(Events(table="t", seq=seq, seats=None, status="x" * size))
@@ -433,14 +440,12 @@ async def test_reconnects_to_a_server_that_drops_every_connection_back_off() -> 
     does after failed attempts (it used to start again from the shortest after every welcome: ~20 a second)."""
     opened = 0
 
-    async def welcomes_then_drops(ws: ServerConnection) -> None:
+    async def counted(ws: ServerConnection) -> None:
         nonlocal opened
         opened += 1
-        await ws.recv()  # the hello
-        await ws.send(codec.encode(WELCOME), text=True)
-        ws.transport.abort()
+        await welcome_then_drop(ws)
 
-    async with serve(welcomes_then_drops, "127.0.0.1", 0, compression=None) as server:
+    async with serve(counted, "127.0.0.1", 0, compression=None) as server:
         client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", backoff=(0.05, 5.0))
         await client.connect()
         await asyncio.sleep(1.5)
@@ -613,13 +618,7 @@ async def test_a_close_while_connecting_leaves_no_connection_open() -> None:
 async def test_a_close_while_reconnecting_ends_the_reader_with_connection_lost() -> None:
     """A reconnect that failed once ``close`` had begun left its loop with no socket, and the reader then failed
     an ``assert``: ``recv`` and every waiting request raised ``AssertionError``."""
-
-    async def welcomes_then_drops(ws: ServerConnection) -> None:
-        await ws.recv()  # the hello
-        await ws.send(codec.encode(WELCOME), text=True)
-        ws.transport.abort()
-
-    async with serve(welcomes_then_drops, "127.0.0.1", 0, compression=None) as server:
+    async with serve(welcome_then_drop, "127.0.0.1", 0, compression=None) as server:
         client = Client(f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}", backoff=(0.01, 0.02))
         await client.connect()
 
