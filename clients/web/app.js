@@ -275,7 +275,11 @@ function setBack(id, seq) {
     table.setBack(seq);
     follow(table, seq);
     render();
-  } else if (conn.seats.has(id)) conn.resume(id, conn.seats.get(id));
+    return;
+  }
+  left.get(id)?.dispose(); // (one left for the lobby is drawn anew on the way back)
+  left.delete(id);
+  if (conn.seats.has(id)) conn.resume(id, conn.seats.get(id));
 }
 
 async function loadRenderer(game) {

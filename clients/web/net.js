@@ -182,8 +182,9 @@ export class Connection {
   /** Follow a seat ``held`` here again, from the last update it had; from an earlier one where its store set the
    * table back (PROTOCOL.md: a ``last_seq`` past the table's refused with its ``seq``). */
   resume(table, held) {
-    this.request({ type: "resume", table, token: held.token, last_seq: held.seq }).catch((err) => {
-      if (err.code === "bad_field" && err.seq !== null && err.seq < held.seq) {
+    const from = held.seq;
+    this.request({ type: "resume", table, token: held.token, last_seq: from }).catch((err) => {
+      if (err.code === "bad_field" && err.seq !== null && err.seq < from) {
         held.seq = err.seq;
         this.resume(table, held);
       } else if (err.code === "auth" || err.code === "not_found") this.seats.delete(table); // the seat is gone
