@@ -935,8 +935,7 @@ class Client:
             if reply.code == "bad_field" and reply.seq is not None and reply.seq < last:
                 reply.table = table  # set back while this client was away: the application is told, and it goes on
                 self._deliver(reply)
-                self.last_seq[table] = reply.seq
-                self._over.pop(table, None)
+                self._rewind(table, reply.seq)
                 continue
             if reply.code not in RESUME_RETRYABLE:
                 if reply.code == "not_found":
@@ -950,12 +949,16 @@ class Client:
     def _follow_from(self, table: str, seq: int) -> None:
         """Follow ``table`` again from its update ``seq``, where its store set it back (PROTOCOL.md): the updates
         delivered after it are void, and its snapshot there comes next."""
-        self.last_seq[table] = min(self.last_seq.get(table, 0), seq)
-        self._over.pop(table, None)
+        self._rewind(table, seq)
         if table not in self._set_back:
             task = asyncio.ensure_future(self._follow_again(table))
             self._set_back[table] = task
             task.add_done_callback(lambda _: self._set_back.pop(table, None))
+
+    def _rewind(self, table: str, seq: int) -> None:
+        """Take ``table`` back to its update ``seq`` (its store set it back): the next update delivered follows it."""
+        self.last_seq[table] = min(self.last_seq.get(table, 0), seq)
+        self._over.pop(table, None)
 
     def _fail_pending(self, exc: BaseException, *, everything: bool) -> None:
         """Fail requests waiting for a reply; those safe to repeat survive a reconnect (they are re-sent)

@@ -13,11 +13,11 @@ from tests.engine.mansion.helpers import give, play, turn_table
 NOW, GRACE = 1000.0, 2.0
 
 
-def duel(seats: int = 3) -> State:
-    """Seat 0 has challenged seat 1 for a card (M17): both dials prompted."""
-    s = turn_table(seats=seats)
+def duel() -> State:
+    """At three seats, seat 0 has challenged seat 1 for a card (M17): both dials prompted."""
+    s = turn_table(seats=3)
     give(s, 1, "musician")
-    s.pos = [4, 4, 3][:seats]
+    s.pos = [4, 4, 3]
     play(s, 0, Duel(1, "musician"))
     assert set(GAME.prompts(s)) == {0, 1}
     return s
