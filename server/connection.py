@@ -439,7 +439,8 @@ class Connection:
     def _unfollow(self, table: str) -> None:
         hub = self.follows.pop(table, None)
         if hub is not None:
-            hub.detach(self)
+            if hub is not self.finished:  # (a follow of that one refused: it still tells this one of its rematch)
+                hub.detach(self)
             self.app.fanout.release(hub)
         self._watch_ended(table)
 

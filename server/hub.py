@@ -320,9 +320,11 @@ class Hub:
 
     def _let_go(self, conn: Follower, audience: Audience) -> None:
         """The game is over and ``conn`` was sent its end: it follows no more, but hears of the table's rematch
-        (``rematched``) and its seats' talk after the end (``said``) while it keeps the hub (``Follower.done``)."""
+        (``rematched``) and its seats' talk after the end (``said``) while it keeps the hub (``Follower.done``).
+        One kept as a seat stays one when it watches the table too: a private table's rematch is its seats'."""
+        kept = self.after.get(conn)
         self.detach(conn)
-        self.after[conn] = audience
+        self.after[conn] = audience if audience is not None else kept
         conn.done(self)
 
     def rematched(self, rematch: Rematch) -> None:
