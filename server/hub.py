@@ -440,10 +440,13 @@ class Hub:
 
     def catch_up_spectators(self) -> None:
         """Send the spectators the updates ``_deliver`` held for them, in order: next time round the event loop,
-        and at once before the hub sends anything else (a newer update, a snapshot, a notice that it is gone)."""
+        and at once before the hub sends anything else (a newer update, a snapshot, a notice that it is gone).
+        Not to one let go meanwhile (``detach``: its connection closed), which would be kept after the end."""
         behind, self.behind = self.behind, []
         for spectators, frames, over in behind:
             for conn in spectators:
+                if conn not in self.followers:
+                    continue
                 for frame in frames:
                     conn.send(frame)
                 if over:

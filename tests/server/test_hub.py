@@ -4,6 +4,7 @@ what a follower attaching then receives, and how commands are judged.  Found by 
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 
 import pytest
@@ -262,3 +263,29 @@ async def test_a_seat_gets_its_view_with_every_update_while_a_follower_asks(stor
             assert (update.view is not None) == (decides or views[follower]), (step, mine, update)
             if update.view is not None:
                 assert update.view == to_builtins(hub.game.view(hub.state, mine))
+
+
+async def test_a_spectator_gone_in_the_tick_the_game_ends_is_sent_nothing_more_nor_kept_after_it(
+    store: Store,
+) -> None:
+    """Spectators get an update next time round the event loop (``catch_up_spectators``).  One whose connection
+    closed in between (``detach``) was sent it all the same and, at the end, kept among those told of the rematch
+    (``after``): a closed connection held for as long as the hub."""
+    service, table = await lobby(store)
+    hub = Hub(table, await store.load(table), store)
+    tokens = [(await service.join(hub, Join(table=table, name=name)))[1] for name in "AB"]
+    await service.start(hub, tokens[0])
+    watcher = Socket()
+    await hub.attach(watcher, None, None, "w")
+    rng = random.Random(3)
+    step = 0
+    while hub.meta.status != "over":
+        await asyncio.sleep(0)  # (the spectator takes in the last update)
+        seat = min(hub.game.prompts(hub.state))
+        action = to_builtins(rng.choice(hub.game.legal_actions(hub.state, seat)))
+        step += 1
+        await service.act(hub, seat, Act(table=table, token="-", cmd=f"c{step}", action=action))
+    got = len(watcher.got)
+    hub.detach(watcher)  # its connection closes before the end reaches it
+    await asyncio.sleep(0.05)
+    assert watcher.got[got:] == [] and watcher not in hub.after
