@@ -56,30 +56,42 @@ class ConnectFailed(Exception):
 
 
 class Clock:
-    """One table's fan-out timer: when the action that will commit as ``seq`` was sent, and which seats have
-    received that update since."""
+    """One table's fan-out timer: for update ``seq``, when each seat that decided at ``seq - 1`` sent its action,
+    whose action committed as ``seq`` (its ``accepted``: of simultaneous decisions, not always the first sent),
+    and when each seat received the update."""
 
     def __init__(self, seats: int) -> None:
         self.seats = seats
-        self.sent: dict[int, tuple[float, int]] = {}  # seq → (sent at, sending seat)
-        self.seen: dict[int, int] = {}  # seq → how many other seats received it
+        self.sent: dict[int, dict[int, float]] = {}  # seq → {seat: when it sent its action}
+        self.seen: dict[int, dict[int, float]] = {}  # seq → {seat: when it received the update}
+        self.made: dict[int, int] = {}  # seq → the seat whose action it is
         self.heard = time.perf_counter()  # when any seat last received anything (the stall watchdog reads it)
 
     def sending(self, seq: int, seat: int, at: float) -> None:
-        self.sent.setdefault(seq, (at, seat))
+        self.sent.setdefault(seq, {}).setdefault(seat, at)
 
     def received(self, seq: int, seat: int, at: float) -> float | None:
-        """The fan-out time once every seat but the sender has ``seq``; None before (or if nobody sent it)."""
-        stamp = self.sent.get(seq)
-        if stamp is None or stamp[1] == seat:
+        """The fan-out time once ``seq``'s seat is known and every other seat has it; None before (or if nobody
+        sent it)."""
+        if seq not in self.sent:
             return None
-        seen = self.seen.get(seq, 0) + 1
-        if seen < self.seats - 1:
-            self.seen[seq] = seen
+        self.seen.setdefault(seq, {}).setdefault(seat, at)
+        return self._fanned(seq)
+
+    def accepted(self, seq: int, seat: int) -> float | None:
+        """``seat``'s action committed as ``seq``: the fan-out time, if every other seat has it already."""
+        if seat not in self.sent.get(seq, ()):
             return None
-        del self.sent[seq]
-        self.seen.pop(seq, None)
-        return at - stamp[0]
+        self.made[seq] = seat
+        return self._fanned(seq)
+
+    def _fanned(self, seq: int) -> float | None:
+        seat, seen = self.made.get(seq), self.seen.get(seq, {})
+        if seat is None or len(seen) - (seat in seen) < self.seats - 1:
+            return None
+        at = self.sent.pop(seq)[seat]
+        del self.made[seq], self.seen[seq]
+        return max(when for other, when in seen.items() if other != seat) - at
 
 
 class LoadBot(SeatBot):
@@ -99,9 +111,11 @@ class LoadBot(SeatBot):
         for where in self.checker.check(msg):
             stats.leak(f"seat {self.seat} of {self.table}: {where}")
         if isinstance(msg, Events):
-            fanned = self.clock.received(msg.seq, self.seat, now)
-            if fanned is not None and stats.recording:
-                stats.event_latency.append(fanned)
+            self._fanned(self.clock.received(msg.seq, self.seat, now))
+
+    def _fanned(self, fanned: float | None) -> None:
+        if fanned is not None and self.stats.recording:
+            self.stats.event_latency.append(fanned)
 
     def sending(self, seq: int, at: float) -> None:
         self.clock.sending(seq + 1, self.seat, at)
@@ -109,6 +123,7 @@ class LoadBot(SeatBot):
     def acted(self, seq: int, sent: float, outcome: Accepted | Rejected) -> None:
         stats = self.stats
         if isinstance(outcome, Accepted):
+            self._fanned(self.clock.accepted(outcome.seq, self.seat))
             if stats.recording:
                 stats.actions += 1
                 stats.latency.append(time.perf_counter() - sent)

@@ -55,14 +55,20 @@ def test_a_short_load_test_reports_everything() -> None:
     assert report["ratio"] == round(report["actions_per_s"] / report["echo_roundtrips_per_s"], 3)
 
 
-def test_fan_out_is_timed_when_every_other_seat_has_the_update() -> None:
+def test_fan_out_is_timed_from_the_accepted_action_to_every_other_seat() -> None:
     clock = Clock(seats=3)
     clock.sending(5, seat=1, at=10.0)
-    clock.sending(5, seat=2, at=10.5)  # a second decider at the same seq: the first send is the one timed
-    assert clock.received(5, seat=1, at=11.0) is None  # the sender's own copy does not count
-    assert clock.received(5, seat=0, at=11.0) is None
-    assert clock.received(5, seat=2, at=12.0) == 2.0
+    clock.sending(5, seat=2, at=10.5)  # a second decider at the same seq: its action commits as 5, seat 1's is stale
+    assert clock.received(5, seat=1, at=11.0) is None
+    assert clock.received(5, seat=0, at=11.5) is None
+    assert clock.received(5, seat=2, at=11.2) is None  # its own copy: not yet known to be the maker's
+    assert clock.accepted(5, seat=2) == 1.0  # to seat 0, the last other seat, from seat 2's send
     assert clock.received(4, seat=0, at=12.0) is None  # nobody timed update 4 (a lobby change, say)
+    clock.sending(6, seat=0, at=20.0)
+    assert clock.accepted(6, seat=0) is None  # answered before the others have it
+    assert clock.received(6, seat=1, at=20.25) is None
+    assert clock.received(6, seat=2, at=20.5) == 0.5
+    assert clock.sent == clock.seen == clock.made == {}
 
 
 def test_the_echo_baseline_rate_is_over_its_timed_window(monkeypatch: pytest.MonkeyPatch) -> None:
