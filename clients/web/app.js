@@ -5,7 +5,7 @@ import { errorText, setLanguage, preferred, t } from "./i18n.js";
 import { rendererFor } from "./games/index.js";
 import { chosenOptions, renderLobby } from "./lobby.js";
 import { fairnessChecks, newNonce } from "./fairness.js";
-import { Connection, REFOLLOWED, serverUrl } from "./net.js";
+import { Connection, REFOLLOWED, newSecret, serverUrl } from "./net.js";
 import { renderTable } from "./table.js";
 import { TableState } from "./table_state.js";
 import "./tip.js";
@@ -90,7 +90,8 @@ function forgetSeat(table) {
 
 /** This browser's part in a table's seed (M30), kept like its seat (this tab's, else another's it may take
  * back): the nonce it sends, and the secret's commitment and bot seats the table showed before that nonce first
- * left (``noteFairness``). */
+ * left (``noteFairness``); and the token its join sends, so that a join sent again (its connection lost before the
+ * answer) gets the seat the first one took, not a second one (PROTOCOL.md, ``join``). */
 function fairness(table) {
   return JSON.parse(sessionStorage.getItem(FAIR_KEY + table) || localStorage.getItem(FAIR_KEY + table) || "{}");
 }
@@ -100,9 +101,10 @@ function fairness(table) {
  * join and the end's checks use them. */
 function noteFairness(table, lobby) {
   const saved = fairness(table);
-  if (saved.nonce) return saved;
+  if (saved.nonce && saved.token) return saved;
   const bots = lobby.seats.map((s) => Boolean(s.bot));
-  const noted = { nonce: newNonce(), secretCommitment: lobby.secret_commitment ?? null, bots };
+  const fresh = { nonce: newNonce(), secretCommitment: lobby.secret_commitment ?? null, bots };
+  const noted = { ...fresh, ...saved, token: newSecret() }; // (one noted before joins had tokens keeps its nonce)
   sessionStorage.setItem(FAIR_KEY + table, JSON.stringify(noted));
   localStorage.setItem(FAIR_KEY + table, JSON.stringify(noted));
   return noted;
@@ -252,7 +254,8 @@ const conn = new Connection(serverUrl(), {
   },
   onReconnect() {
     const table = state.table;
-    if (table) follow(table, table.seq);
+    if (table?.joining) join(table.id, table.joining.seat); // (its first join may have taken the seat: the token tells)
+    else if (table) follow(table, table.seq);
     else refreshTables();
     conn.refollow(table?.id);
     if (!table && state.errorCode === "connection_lost") {
@@ -431,6 +434,7 @@ function rejoin(id) {
 async function join(id, seat = null) {
   showTable(id);
   const table = state.table;
+  table.joining = null;
   if (table.seated) {
     follow(table, 0, true); // this tab already holds a seat there
     return;
@@ -438,13 +442,19 @@ async function join(id, seat = null) {
   try {
     // the table's commitment to its secret is seen (watching it) before this seat's share of the seed leaves
     const lobby = await conn.request({ type: "watch", table: id });
-    const { nonce, secretCommitment, bots } = noteFairness(id, lobby);
-    const joined = await conn.request({ type: "join", table: id, name: playerName(), nonce, ...(seat === null ? {} : { seat }) });
+    const { nonce, secretCommitment, bots, token } = noteFairness(id, lobby);
+    const joined = await conn.request({ type: "join", table: id, name: playerName(), nonce, token, ...(seat === null ? {} : { seat }) });
     Object.assign(table, { nonce, secretCommitment, bots });
     table.seat = joined.seat;
     table.token = joined.token;
+    table.error = null; // (a lost connection's, said while the join waited for it)
     saveSeat(id, joined.seat, joined.token);
   } catch (err) {
+    if (err.code === "connection_lost" && state.table === table) {
+      table.joining = { seat }; // asked again once the connection is back (``onReconnect``), with the same token
+      showError(err, id);
+      return;
+    }
     if (err.code === "table_full" && seat !== null) return join(id);
     if (err.code === "already_started" || err.code === "table_full") {
       table.error = null;

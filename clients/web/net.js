@@ -192,6 +192,13 @@ export class Connection {
   }
 }
 
+/** A secret of the page's own for a request that may be sent again (a join's token): 16 random bytes in URL-safe
+ * base64, as PROTOCOL.md asks. */
+export function newSecret() {
+  const data = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...data)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
 /** The WebSocket address of the server that served this page: the page's own folder, so a reverse proxy may
  * serve it under a path ("https://example.org/hauntd/" → "wss://example.org/hauntd/"). */
 export function serverUrl() {

@@ -998,3 +998,44 @@ async def test_french_elides_de_before_a_name(page: Any) -> None:
         "En attente d'Igor, Bob…",
         "Ada's turn (3 actions).",
     ]
+
+
+async def test_a_join_whose_answer_was_lost_with_the_connection_gets_its_seat(page: Any, server: ServerProcess) -> None:
+    """The connection dropped between a join and its answer: the server had seated the player under a token the
+    page never learnt, and the page went back to the lobby saying the connection was lost, the seat held by
+    nobody for good (a second try took another).  The page's join carries a token of its own, and is sent again
+    once the connection is back: it gets the seat the first one took."""
+    joins: list[dict[str, Any]] = []
+    closing: list[asyncio.Future[None]] = []
+
+    def lose_the_first_answer(ws: Any) -> None:
+        server_side = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg["type"] == "join":
+                joins.append(msg)
+            server_side.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            if json.loads(message)["type"] == "joined" and len(joins) == 1:
+                closing.append(asyncio.ensure_future(ws.close()))  # the seat taken, its answer lost with the connection
+                closing.append(asyncio.ensure_future(server_side.close()))
+            else:
+                ws.send(message)
+
+        ws.on_message(to_server)
+        server_side.on_message(to_page)
+
+    await page.route_web_socket(re.compile(".*"), lose_the_first_answer)
+    await page.reload()
+    await page.fill("#player-name", "Ada")
+    async with Client(server.url, client="web-test-creator") as creator:
+        table = await creator.create("mansion", 3, bots=1, private=True)
+        await page.fill(".by-id input[name=table]", table)
+        await page.click(".by-id button.primary")
+        await page.wait_for_selector(".seating .seat-list li:has-text('Ada') .badge.you", timeout=15000)
+        seats = (await creator.watch(table)).seats
+    assert len(joins) == 2 and joins[0]["token"] == joins[1]["token"]
+    assert [(s.name, s.bot) for s in seats] == [("bot-0", True), ("Ada", False), (None, False)]
+    assert not await page.locator(".seating .error").count()
