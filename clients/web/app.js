@@ -305,7 +305,8 @@ function follow(table, lastSeq, back = false) {
   const request = table.seated
     ? { type: "resume", table: table.id, token: table.token, last_seq: lastSeq, ...(back ? { back } : {}) }
     : { type: "watch", table: table.id, last_seq: lastSeq };
-  return conn.request(request).then(
+  // (a table its store set back while this tab was away, a reload say, is followed again from there)
+  return conn.follow(request, (seq) => table.setBack(seq)).then(
     () => {
       if (table.error && state.table === table) {
         table.error = null; // an error from before (a lost connection, say) is old news once the table is followed again
@@ -313,10 +314,6 @@ function follow(table, lastSeq, back = false) {
       }
     },
     (err) => {
-      if (err.code === "bad_field" && err.seq !== null && err.seq < lastSeq) {
-        table.setBack(err.seq); // set back while this tab was away (a reload, a reconnect)
-        return follow(table, err.seq, back);
-      }
       if (table.seated && err.code === "auth") {
         forgetSeat(table.id);
         table.seat = table.token = null;

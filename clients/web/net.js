@@ -179,15 +179,22 @@ export class Connection {
     }
   }
 
-  /** Follow a seat ``held`` here again, from the last update it had; from an earlier one where its store set the
-   * table back (PROTOCOL.md: a ``last_seq`` past the table's refused with its ``seq``). */
+  /** Follow a seat ``held`` here again, from the last update it had (``follow``). */
   resume(table, held) {
-    const from = held.seq;
-    this.request({ type: "resume", table, token: held.token, last_seq: from }).catch((err) => {
-      if (err.code === "bad_field" && err.seq !== null && err.seq < from) {
-        held.seq = err.seq;
-        this.resume(table, held);
-      } else if (err.code === "auth" || err.code === "not_found") this.seats.delete(table); // the seat is gone
+    const request = { type: "resume", table, token: held.token, last_seq: held.seq };
+    this.follow(request, (seq) => (held.seq = seq)).catch((err) => {
+      if (err.code === "auth" || err.code === "not_found") this.seats.delete(table); // the seat is gone
+    });
+  }
+
+  /** Send ``request``, a ``resume`` or ``watch`` from its ``last_seq``, and resolve with its answer; where the
+   * table's store set it back (PROTOCOL.md: a ``last_seq`` past the table's refused with its ``seq``), tell
+   * ``setBack(seq)`` and ask again from there. */
+  follow(request, setBack) {
+    return this.request(request).catch((err) => {
+      if (err.code !== "bad_field" || err.seq === null || err.seq >= request.last_seq) throw err;
+      setBack(err.seq);
+      return this.follow({ ...request, last_seq: err.seq }, setBack);
     });
   }
 }
