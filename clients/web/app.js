@@ -90,8 +90,7 @@ function forgetSeat(table) {
 
 /** This browser's part in a table's seed (M30), kept like its seat (this tab's, else another's it may take
  * back): the nonce it sends, and the secret's commitment and bot seats the table showed before that nonce first
- * left (``noteFairness``); and the token its join sends, so that a join sent again (its connection lost before the
- * answer) gets the seat the first one took, not a second one (PROTOCOL.md, ``join``). */
+ * left (``noteFairness``). */
 function fairness(table) {
   return JSON.parse(sessionStorage.getItem(FAIR_KEY + table) || localStorage.getItem(FAIR_KEY + table) || "{}");
 }
@@ -101,10 +100,9 @@ function fairness(table) {
  * join and the end's checks use them. */
 function noteFairness(table, lobby) {
   const saved = fairness(table);
-  if (saved.nonce && saved.token) return saved;
+  if (saved.nonce) return saved;
   const bots = lobby.seats.map((s) => Boolean(s.bot));
-  const fresh = { nonce: newNonce(), secretCommitment: lobby.secret_commitment ?? null, bots };
-  const noted = { ...fresh, ...saved, token: newSecret() }; // (one noted before joins had tokens keeps its nonce)
+  const noted = { nonce: newNonce(), secretCommitment: lobby.secret_commitment ?? null, bots };
   sessionStorage.setItem(FAIR_KEY + table, JSON.stringify(noted));
   localStorage.setItem(FAIR_KEY + table, JSON.stringify(noted));
   return noted;
@@ -431,6 +429,8 @@ function rejoin(id) {
 async function join(id, seat = null) {
   showTable(id);
   const table = state.table;
+  // the seat's token, the page's own: a join sent again with it gets the seat the first one took (PROTOCOL.md)
+  const token = table.joining?.token ?? newSecret();
   table.joining = null;
   if (table.seated) {
     follow(table, 0, true); // this tab already holds a seat there
@@ -439,7 +439,7 @@ async function join(id, seat = null) {
   try {
     // the table's commitment to its secret is seen (watching it) before this seat's share of the seed leaves
     const lobby = await conn.request({ type: "watch", table: id });
-    const { nonce, secretCommitment, bots, token } = noteFairness(id, lobby);
+    const { nonce, secretCommitment, bots } = noteFairness(id, lobby);
     const joined = await conn.request({ type: "join", table: id, name: playerName(), nonce, token, ...(seat === null ? {} : { seat }) });
     Object.assign(table, { nonce, secretCommitment, bots });
     table.seat = joined.seat;
@@ -448,7 +448,7 @@ async function join(id, seat = null) {
     saveSeat(id, joined.seat, joined.token);
   } catch (err) {
     if (err.code === "connection_lost" && state.table === table) {
-      table.joining = { seat }; // asked again once the connection is back (``onReconnect``), with the same token
+      table.joining = { seat, token }; // sent again once the connection is back (``onReconnect``)
       showError(err, id);
       return;
     }

@@ -49,7 +49,7 @@ export class TableState {
     this.rematch = null; // {table, seat}: the finished table's rematch and the seat that asked for it
     this.drawing = {};
     this.pending = null; // {seq}: an action sent, waiting for its outcome
-    this.joining = null; // {seat}: a join whose connection was lost before its answer, to send again (``onReconnect``)
+    this.joining = null; // {seat, token}: a join whose connection was lost before its answer, to send again
     this.drawnSeq = null; // the update the choices on the screen were drawn for (``drawPage``)
     this.error = null; // () => the error shown, in the page's language
     this.offline = false; // the connection is down: nothing can be sent

@@ -1039,3 +1039,23 @@ async def test_a_join_whose_answer_was_lost_with_the_connection_gets_its_seat(pa
     assert len(joins) == 2 and joins[0]["token"] == joins[1]["token"]
     assert [(s.name, s.bot) for s in seats] == [("bot-0", True), ("Ada", False), (None, False)]
     assert not await page.locator(".seating .error").count()
+
+
+async def test_two_tabs_of_one_browser_sit_as_two_players(page: Any) -> None:
+    """One person trying a game against themselves opens the table's link in a second tab and joins: a second
+    seat, not the first tab's (tabs share the browser's storage, but each join's token is its tab's own)."""
+    context = await page.context.browser.new_context()  # one browser's tabs: each its own session, one local storage
+    try:
+        home = page.url.split("#")[0]
+        first, second = await context.new_page(), await context.new_page()
+        await first.goto(home)
+        table = await create_table(first, seats=3)
+        await second.goto(f"{home}#/table/{table}")
+        await second.click("#join-here")
+        await second.wait_for_selector(".seat-list li:has(.badge.you)", timeout=10000)
+        taken = "() => document.querySelectorAll('.seat-list li:not(.free)').length === 2"
+        await first.wait_for_function(taken, timeout=5000)
+        mine = [await tab.locator(".seat-list li:has(.badge.you)").inner_text() for tab in (first, second)]
+    finally:
+        await context.close()
+    assert mine[0] != mine[1], mine
