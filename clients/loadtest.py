@@ -111,9 +111,9 @@ class LoadBot(SeatBot):
         for where in self.checker.check(msg):
             stats.leak(f"seat {self.seat} of {self.table}: {where}")
         if isinstance(msg, Events):
-            self._fanned(self.clock.received(msg.seq, self.seat, now))
+            self._record_fan_out(self.clock.received(msg.seq, self.seat, now))
 
-    def _fanned(self, fanned: float | None) -> None:
+    def _record_fan_out(self, fanned: float | None) -> None:
         if fanned is not None and self.stats.recording:
             self.stats.event_latency.append(fanned)
 
@@ -123,7 +123,7 @@ class LoadBot(SeatBot):
     def acted(self, seq: int, sent: float, outcome: Accepted | Rejected) -> None:
         stats = self.stats
         if isinstance(outcome, Accepted):
-            self._fanned(self.clock.accepted(outcome.seq, self.seat))
+            self._record_fan_out(self.clock.accepted(outcome.seq, self.seat))
             if stats.recording:
                 stats.actions += 1
                 stats.latency.append(time.perf_counter() - sent)
