@@ -21,6 +21,15 @@ GAME_OVER = "#final-scores"
 ACTS_CHANGED = "(acts) => document.body.dataset.acts !== acts"
 
 
+async def seating(page: Any) -> list[list[str]]:
+    """The lobby's seating, each seat as the texts it shows (number, name, badges): read from the DOM, not laid out
+    (``innerText`` of a list in the middle of being drawn again runs its pieces together)."""
+    items: list[list[str]] = await page.locator(".seat-list li").evaluate_all(
+        "(items) => items.map((li) => [...li.childNodes].map((node) => node.textContent))"
+    )
+    return items
+
+
 async def create_table(
     page: Any, game: str = "mansion", seats: int = 4, options: dict[str, bool | int] | None = None
 ) -> str:

@@ -31,6 +31,7 @@ from tests.web.play import (
     exported,
     play_to_the_end,
     seat_sdk_players,
+    seating,
 )
 
 FOCUSED = "() => { const e = document.activeElement; return e === document.body ? null : e.outerHTML.slice(0, 120); }"
@@ -618,7 +619,7 @@ async def test_a_bot_is_named_after_the_number_it_wears(page: Any) -> None:
     seating, the players and the log (the final scores name seats as the players' list does)."""
     await page.set_checked("#create-form input[name=bots]", True)
     await create_table(page, seats=3)
-    assert await page.locator(".seat-list li").all_inner_texts() == ["1\nBot 1\nbot", "2\nBot 2\nbot", "3\nGuest\nyou"]
+    assert await seating(page) == [["1", "Bot 1", "bot"], ["2", "Bot 2", "bot"], ["3", "Guest", "you"]]
     await page.select_option("#lang", "fr")
     await page.click("#start:not([disabled])")
     await page.wait_for_selector("#seats .seat-row[data-seat='1'] .who:text('Robot 2')")
@@ -645,8 +646,8 @@ async def test_nobody_passes_for_another_player_or_a_bot(page: Any, server: Serv
         await page.goto(f"{page.url.split('#')[0]}#/table/{table}")
         await page.wait_for_selector("#watching-note", timeout=5000)
         shown = ["Bot 1", "bot-1 (2)", "Ada (3)", "ＡＤＡ (4)", "\u0410da (5)", "Bo"]
-        seating = [f"{seat}\n{name}" for seat, name in enumerate(shown, 1)]
-        assert await page.locator(".seat-list li").all_inner_texts() == [f"{seating[0]}\nbot", *seating[1:]]
+        seated = [[str(seat), name] for seat, name in enumerate(shown, 1)]
+        assert await seating(page) == [[*seated[0], "bot"], *seated[1:]]
         await clients[1].start(table)
         await page.wait_for_selector("#seats .seat-row[data-seat='5'] .who", timeout=5000)
         assert await page.locator("#seats .seat-row .who").all_inner_texts() == shown
